@@ -1,0 +1,110 @@
+// GPS fixes: the one table that grows by a million rows per race. Its primary key
+// (start_group_id, entry_id, t) makes both hot reads index range reads, which
+// test/store/fixes-explain.test.ts proves with EXPLAIN on every run.
+
+import type { RowDataPacket } from "mysql2/promise";
+import type { Connection, Pool } from "./pool.js";
+
+export interface FixRow {
+  entryId: number;
+  /** Epoch milliseconds. */
+  t: number;
+  lat: number;
+  lon: number;
+  sogKn: number | null;
+  cogDeg: number | null;
+}
+
+/** Parallel arrays of one boat's points, as the scenario format and the track API carry them. */
+export interface FixColumns {
+  t: readonly number[];
+  lat: readonly number[];
+  lon: readonly number[];
+  sogKn?: readonly (number | null)[] | undefined;
+  cogDeg?: readonly (number | null)[] | undefined;
+  accuracyM?: readonly (number | null)[] | undefined;
+}
+
+// About 60 bytes a row: 5,000 rows stay far below every default max_allowed_packet.
+const ROWS_PER_STATEMENT = 5000;
+
+/**
+ * Inserts a boat's points, replacing any stored point with the same `t` (re-import
+ * merges tracks). Values are validated numbers, so the statement is built as text:
+ * placeholder expansion would cost more than the insert itself at this volume.
+ */
+export async function upsertFixes(conn: Connection, startGroupId: number, entryId: number, fixes: FixColumns): Promise<number> {
+  const prefix = `(${startGroupId},${entryId},`;
+  for (let from = 0; from < fixes.t.length; from += ROWS_PER_STATEMENT) {
+    const to = Math.min(from + ROWS_PER_STATEMENT, fixes.t.length);
+    const values: string[] = new Array(to - from);
+    for (let i = from; i < to; i++) {
+      values[i - from] =
+        `${prefix}${fixes.t[i]},${fixes.lat[i]},${fixes.lon[i]},${sqlNumber(fixes.sogKn?.[i])},${sqlNumber(fixes.cogDeg?.[i])},${sqlNumber(fixes.accuracyM?.[i])})`;
+    }
+    await conn.query(
+      `INSERT INTO fixes (start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg, accuracy_m) VALUES ${values.join(",")}
+       ON DUPLICATE KEY UPDATE lat = VALUES(lat), lon = VALUES(lon), sog_kn = VALUES(sog_kn), cog_deg = VALUES(cog_deg), accuracy_m = VALUES(accuracy_m)`,
+    );
+  }
+  return fixes.t.length;
+}
+
+/**
+ * Each listed boat's newest fix in [notBeforeMs, cutoffMs]: one backward seek of the
+ * primary key per boat (ORDER BY t DESC LIMIT 1). A UNION ALL rather than a LATERAL
+ * join, which MariaDB 10.11 does not have.
+ */
+export async function newestFixes(
+  db: Pool | Connection,
+  startGroupId: number,
+  entryIds: readonly number[],
+  notBeforeMs: number,
+  cutoffMs: number,
+): Promise<FixRow[]> {
+  if (entryIds.length === 0) return [];
+  const [rows] = await db.query<RowDataPacket[]>(newestFixesSql(entryIds.length), entryIds.flatMap((entryId) => [startGroupId, entryId, notBeforeMs, cutoffMs]));
+  return rows.map(toFixRow);
+}
+
+export function newestFixesSql(boats: number): string {
+  const one = `(SELECT entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
+     WHERE start_group_id = ? AND entry_id = ? AND t BETWEEN ? AND ? ORDER BY t DESC LIMIT 1)`;
+  return Array.from({ length: boats }, () => one).join(" UNION ALL ");
+}
+
+/**
+ * Every fix of the listed boats in [sinceMs, untilMs), boat by boat in time order:
+ * the boat list turns the read into one primary-key range per boat instead of a scan
+ * of the whole start group.
+ */
+export async function fixesInWindow(
+  db: Pool | Connection,
+  startGroupId: number,
+  entryIds: readonly number[],
+  sinceMs: number,
+  untilMs: number,
+): Promise<FixRow[]> {
+  if (entryIds.length === 0) return [];
+  const [rows] = await db.query<RowDataPacket[]>(fixesInWindowSql, [startGroupId, entryIds, sinceMs, untilMs]);
+  return rows.map(toFixRow);
+}
+
+export const fixesInWindowSql = `SELECT entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
+  WHERE start_group_id = ? AND entry_id IN (?) AND t >= ? AND t < ?
+  ORDER BY entry_id, t`;
+
+function toFixRow(row: RowDataPacket): FixRow {
+  return {
+    entryId: row.entry_id as number,
+    t: Number(row.t),
+    lat: row.lat as number,
+    lon: row.lon as number,
+    sogKn: row.sog_kn as number | null,
+    cogDeg: row.cog_deg as number | null,
+  };
+}
+
+function sqlNumber(value: number | null | undefined): string {
+  return value === null || value === undefined ? "NULL" : String(value);
+}
