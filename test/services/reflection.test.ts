@@ -2,14 +2,7 @@
 // and a real @grpc/grpc-js client (the interop proof for buf curl and grpcurl).
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import {
-  create,
-  fromBinary,
-  toBinary,
-  type DescMessage,
-  type MessageInitShape,
-  type MessageShape,
-} from "@bufbuild/protobuf";
+import { fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
@@ -18,6 +11,7 @@ import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { GetRaceLiveRequestSchema, GetRaceLiveResponseSchema } from "../../gen/racing/v1/race_live_pb.js";
 import { connectRoutes } from "../../src/services/routes.js";
+import { bidi, grpcClient, unary } from "../support/grpc.js";
 
 const RACING_SERVICES = [
   "racing.v1.EventService",
@@ -37,7 +31,7 @@ beforeAll(async () => {
   server = http2.createServer(connectNodeAdapter({ routes: connectRoutes() }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  client = grpcClient(`127.0.0.1:${port}`);
 });
 
 afterAll(async () => {
@@ -45,32 +39,11 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-/** Sends all requests on one bidi stream, half-closes, and collects every response. */
-function bidi<I extends DescMessage, O extends DescMessage>(
-  path: string,
-  input: I,
-  output: O,
-  requests: MessageInitShape<I>[],
-): Promise<MessageShape<O>[]> {
-  return new Promise((resolve, reject) => {
-    const responses: MessageShape<O>[] = [];
-    const call = client.makeBidiStreamRequest(
-      path,
-      (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
-      (bytes: Buffer) => fromBinary(output, bytes),
-    );
-    call.on("data", (message: MessageShape<O>) => responses.push(message));
-    call.on("error", reject);
-    call.on("end", () => resolve(responses));
-    for (const request of requests) call.write(create(input, request));
-    call.end();
-  });
-}
-
 function reflectV1(
   requests: MessageInitShape<typeof v1.ServerReflectionRequestSchema>[],
 ): Promise<v1.ServerReflectionResponse[]> {
   return bidi(
+    client,
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     v1.ServerReflectionRequestSchema,
     v1.ServerReflectionResponseSchema,
@@ -174,6 +147,7 @@ describe("grpc.reflection.v1.ServerReflection", () => {
 describe("grpc.reflection.v1alpha.ServerReflection", () => {
   it("lists the services too", async () => {
     const [response] = await bidi(
+      client,
       "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
       v1alpha.ServerReflectionRequestSchema,
       v1alpha.ServerReflectionResponseSchema,
@@ -192,16 +166,16 @@ describe("grpc.reflection.v1alpha.ServerReflection", () => {
 
 describe("racing.v1 services over gRPC", () => {
   it("routes GetRaceLive to the server, which answers UNIMPLEMENTED until it has a handler", async () => {
-    const error = await new Promise<grpc.ServiceError | null>((resolve) => {
-      client.makeUnaryRequest(
-        "/racing.v1.RaceLiveService/GetRaceLive",
-        (message: MessageShape<typeof GetRaceLiveRequestSchema>) =>
-          Buffer.from(toBinary(GetRaceLiveRequestSchema, message)),
-        (bytes: Buffer) => fromBinary(GetRaceLiveResponseSchema, bytes),
-        create(GetRaceLiveRequestSchema, { raceId: "00000000-0000-4000-8000-000000000000" }),
-        (err) => resolve(err),
-      );
-    });
+    const error = await unary(
+      client,
+      "/racing.v1.RaceLiveService/GetRaceLive",
+      GetRaceLiveRequestSchema,
+      GetRaceLiveResponseSchema,
+      { raceId: "00000000-0000-4000-8000-000000000000" },
+    ).then(
+      () => null,
+      (e: grpc.ServiceError) => e,
+    );
 
     expect(error?.code).toBe(grpc.status.UNIMPLEMENTED);
     // An unknown path is UNIMPLEMENTED as well; the message tells the two apart.

@@ -1,0 +1,94 @@
+// Every environment variable the service reads, parsed and checked in one place.
+// A bad value stops the process with an error that names the variable.
+
+export interface Config {
+  host: string;
+  port: number;
+  grpcPort: number;
+  /** Unset: the local MariaDB that store/local-server.ts provides. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  publicBaseUrl: string;
+  logLevel: LogLevel;
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** The variables, their defaults and meaning; the README's configuration table says the same. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = text(env, "HOST", "127.0.0.1");
+  const port = portNumber(env, "PORT", 8080);
+  return {
+    host,
+    port,
+    grpcPort: portNumber(env, "GRPC_PORT", 8081),
+    databaseUrl: databaseUrl(env),
+    databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    publicBaseUrl: baseUrl(env, `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+  };
+}
+
+function text(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function portNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  // 0 lets the system choose a free port (tests).
+  return integer(env, name, fallback, 0, 65535);
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${values.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
+function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("DATABASE_URL", "must be a URL like mysql://user:password@host:3306/database");
+  }
+  if (url.protocol !== "mysql:") throw new ConfigError("DATABASE_URL", `must use the mysql: scheme, got "${url.protocol}"`);
+  if (url.pathname.length <= 1) throw new ConfigError("DATABASE_URL", "must name a database, as in mysql://user:password@host:3306/database");
+  return raw;
+}
+
+function baseUrl(env: NodeJS.ProcessEnv, fallback: string): string {
+  const raw = env.PUBLIC_BASE_URL?.trim();
+  if (!raw) return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("PUBLIC_BASE_URL", `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError("PUBLIC_BASE_URL", `must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, "");
+}

@@ -1,0 +1,52 @@
+// `race-api serve` as a value: the HTTP/1.1 app on HOST:PORT and the gRPC listener
+// (h2c) on GRPC_PORT, both serving the same Connect routes, with one graceful close.
+
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { createServer as createHttp2Server, type Http2Session } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { buildApp, type AppDeps } from "./app.js";
+import type { Config } from "./config.js";
+import { connectRoutes } from "./services/routes.js";
+
+export interface RunningServer {
+  httpUrl: string;
+  grpcUrl: string;
+  /** Stops accepting, lets in-flight requests and streams finish, then resolves. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Pick<Config, "host" | "port" | "grpcPort">, deps: AppDeps): Promise<RunningServer> {
+  const app = await buildApp(deps);
+  await app.listen({ host: config.host, port: config.port });
+
+  const sessions = new Set<Http2Session>();
+  const grpc = createHttp2Server(connectNodeAdapter({ routes: connectRoutes() }));
+  grpc.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    grpc.once("error", reject);
+    grpc.listen(config.grpcPort, config.host, () => resolve());
+  });
+
+  const httpUrl = urlOf("http", app.server.address() as AddressInfo);
+  const grpcUrl = urlOf("http", grpc.address() as AddressInfo);
+  deps.logger.info({ httpUrl, grpcUrl }, "listening");
+
+  return {
+    httpUrl,
+    grpcUrl,
+    async close() {
+      const grpcClosed = new Promise<void>((resolve) => grpc.close(() => resolve()));
+      // session.close() sends GOAWAY and waits for the session's open streams.
+      for (const session of sessions) session.close();
+      await Promise.all([app.close(), grpcClosed]);
+    },
+  };
+}
+
+function urlOf(scheme: string, address: AddressInfo): string {
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `${scheme}://${host}:${address.port}`;
+}

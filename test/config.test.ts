@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
+
+describe("configuration", () => {
+  it("has defaults for everything but the database", () => {
+    expect(loadConfig({})).toEqual({
+      host: "127.0.0.1",
+      port: 8080,
+      grpcPort: 8081,
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      publicBaseUrl: "http://127.0.0.1:8080",
+      logLevel: "info",
+    });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      HOST: "0.0.0.0",
+      PORT: "9000",
+      GRPC_PORT: "9001",
+      DATABASE_URL: "mysql://u:p@db:3306/races",
+      DATABASE_POOL_SIZE: "25",
+      PUBLIC_BASE_URL: "https://api.example.org/",
+      LOG_LEVEL: "debug",
+    });
+    expect(config).toEqual({
+      host: "0.0.0.0",
+      port: 9000,
+      grpcPort: 9001,
+      databaseUrl: "mysql://u:p@db:3306/races",
+      databasePoolSize: 25,
+      publicBaseUrl: "https://api.example.org",
+      logLevel: "debug",
+    });
+  });
+
+  it.each([
+    ["PORT", "eighty", /PORT must be a whole number from 0 to 65535/],
+    ["PORT", "70000", /PORT must be a whole number/],
+    ["GRPC_PORT", "-1", /GRPC_PORT must be a whole number/],
+    ["DATABASE_POOL_SIZE", "0", /DATABASE_POOL_SIZE must be a whole number from 1/],
+    ["DATABASE_URL", "postgres://u@h/db", /DATABASE_URL must use the mysql: scheme/],
+    ["DATABASE_URL", "mysql://u@h:3306", /DATABASE_URL must name a database/],
+    ["DATABASE_URL", "not a url", /DATABASE_URL must be a URL/],
+    ["PUBLIC_BASE_URL", "ftp://x", /PUBLIC_BASE_URL must be an http\(s\) URL/],
+    ["LOG_LEVEL", "loud", /LOG_LEVEL must be one of fatal, error/],
+  ])("refuses %s=%s, naming the variable", (name, value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(name);
+    expect((error as Error).message).toMatch(message);
+  });
+});

@@ -1,0 +1,105 @@
+// `race-api serve` in-process: both listeners, the same Connect routes on each, the
+// probes, and a graceful close.
+
+import type * as grpc from "@grpc/grpc-js";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as reflection from "../gen/grpc/reflection/v1/reflection_pb.js";
+import { GetRaceLiveRequestSchema, GetRaceLiveResponseSchema } from "../gen/racing/v1/race_live_pb.js";
+import { buildApp } from "../src/app.js";
+import { startServer, type RunningServer } from "../src/server.js";
+import { createPool } from "../src/store/pool.js";
+import { useFreshDatabase } from "./support/database.js";
+import { bidi, grpcClient, unary } from "./support/grpc.js";
+
+const db = useFreshDatabase();
+const logger = pino({ level: "silent" });
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, { pool: db.pool, logger });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("HTTP/1.1 listener", () => {
+  it("answers /healthz without touching the database", async () => {
+    const response = await fetch(`${server.httpUrl}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("answers /readyz after pinging the database", async () => {
+    const response = await fetch(`${server.httpUrl}/readyz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ready" });
+  });
+
+  it("answers /readyz with 503 when the database does not answer", async () => {
+    const unreachable = createPool("mysql://nobody:nothing@127.0.0.1:1/race_api_none");
+    const app = await buildApp({ pool: unreachable, logger });
+    try {
+      const response = await app.inject({ method: "GET", url: "/readyz" });
+      expect(response.statusCode).toBe(503);
+      expect(response.headers["retry-after"]).toBe("30");
+      expect(response.json()).toEqual({ status: "unavailable", reason: "database" });
+    } finally {
+      await app.close();
+      await unreachable.end();
+    }
+  });
+
+  it("serves the Connect protocol on the same services", async () => {
+    const response = await fetch(`${server.httpUrl}/racing.v1.RaceLiveService/GetRaceLive`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ raceId: "00000000-0000-4000-8000-000000000000" }),
+    });
+    expect(response.status).toBe(501);
+    expect(await response.json()).toMatchObject({ code: "unimplemented" });
+  });
+});
+
+describe("gRPC listener (h2c)", () => {
+  let client: grpc.Client;
+  beforeAll(() => {
+    client = grpcClient(server.grpcUrl);
+  });
+  afterAll(() => client.close());
+
+  it("lists the services through reflection to a @grpc/grpc-js client", async () => {
+    const [answer] = await bidi(client, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", reflection.ServerReflectionRequestSchema, reflection.ServerReflectionResponseSchema, [
+      { messageRequest: { case: "listServices", value: "" } },
+    ]);
+    const services = answer?.messageResponse.case === "listServicesResponse" ? answer.messageResponse.value.service.map((s) => s.name) : [];
+    expect(services).toEqual(expect.arrayContaining(["racing.v1.RaceLiveService", "racing.v1.TrackService", "racing.v1.LiveInsightsService", "racing.v1.EventService"]));
+  });
+
+  it("routes racing.v1 calls to the same implementations", async () => {
+    const error = await unary(client, "/racing.v1.RaceLiveService/GetRaceLive", GetRaceLiveRequestSchema, GetRaceLiveResponseSchema, { raceId: "x" }).then(
+      () => null,
+      (e: grpc.ServiceError) => e,
+    );
+    expect(error?.details).toContain("GetRaceLive is not implemented");
+  });
+});
+
+describe("close", () => {
+  it("stops both listeners", async () => {
+    const other = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, { pool: db.pool, logger });
+    const client = grpcClient(other.grpcUrl);
+    // An open HTTP/2 session must not keep the listener alive.
+    await bidi(client, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", reflection.ServerReflectionRequestSchema, reflection.ServerReflectionResponseSchema, [
+      { messageRequest: { case: "listServices", value: "" } },
+    ]);
+    await other.close();
+    client.close();
+    await expect(fetch(`${other.httpUrl}/healthz`)).rejects.toThrow();
+    const grpcGone = await fetch(other.grpcUrl).then(
+      () => false,
+      () => true,
+    );
+    expect(grpcGone).toBe(true);
+  });
+});

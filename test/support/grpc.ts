@@ -1,0 +1,51 @@
+// Calls through a real @grpc/grpc-js client, encoding with the generated protobuf-es
+// schemas: the interop proof that our h2c listener speaks plain gRPC.
+
+import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
+
+export function grpcClient(url: string): grpc.Client {
+  return new grpc.Client(url.replace(/^http:\/\//, ""), grpc.credentials.createInsecure());
+}
+
+/** Sends all requests on one bidi stream, half-closes, and collects every response. */
+export function bidi<I extends DescMessage, O extends DescMessage>(
+  client: grpc.Client,
+  path: string,
+  input: I,
+  output: O,
+  requests: MessageInitShape<I>[],
+): Promise<MessageShape<O>[]> {
+  return new Promise((resolve, reject) => {
+    const responses: MessageShape<O>[] = [];
+    const call = client.makeBidiStreamRequest(
+      path,
+      (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
+      (bytes: Buffer) => fromBinary(output, bytes),
+    );
+    call.on("data", (message: MessageShape<O>) => responses.push(message));
+    call.on("error", reject);
+    call.on("end", () => resolve(responses));
+    for (const request of requests) call.write(create(input, request));
+    call.end();
+  });
+}
+
+/** One unary call; resolves with the response or rejects with grpc-js's ServiceError. */
+export function unary<I extends DescMessage, O extends DescMessage>(
+  client: grpc.Client,
+  path: string,
+  input: I,
+  output: O,
+  request: MessageInitShape<I>,
+): Promise<MessageShape<O>> {
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(
+      path,
+      (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
+      (bytes: Buffer) => fromBinary(output, bytes),
+      create(input, request),
+      (error, response) => (error ? reject(error) : resolve(response!)),
+    );
+  });
+}
