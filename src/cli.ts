@@ -1,0 +1,107 @@
+// The `race-api` command line: parses arguments, runs one command, and turns any
+// failure into a one-line message and an exit code.
+
+import { parseArgs } from "node:util";
+import { pino, type Logger } from "pino";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { runDemo } from "./demo.js";
+import { importScenarioFile, ScenarioRejected } from "./scenario/import.js";
+import { startServer } from "./server.js";
+import { untilStopSignal } from "./stop-signal.js";
+import { resolveDatabaseUrl } from "./store/database.js";
+import { migrate } from "./store/migrate.js";
+import { createPool, type Pool } from "./store/pool.js";
+
+const USAGE = `Usage: race-api <command> [arguments]
+
+Commands:
+  serve           serve REST, Connect and gRPC-Web on HOST:PORT and gRPC (h2c) on GRPC_PORT
+  migrate         create or upgrade the database schema
+  import FILE     load a race-scenario/v1 file (validated whole, one transaction, idempotent)
+  demo            local database, a simulated live race, credentials and a server: try it out
+
+Without DATABASE_URL the commands use a local MariaDB on 127.0.0.1:3306, installing and
+starting Debian's mariadb-server when none answers. See README.md for every variable.
+`;
+
+/** Database used when DATABASE_URL is unset, per command. */
+const LOCAL_DATABASE = "race_api";
+
+export async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: "boolean", short: "h" } } });
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === "help") {
+    process.stdout.write(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  try {
+    const config = loadConfig();
+    switch (command) {
+      case "serve":
+        return await serve(config);
+      case "migrate":
+        return await withPool(config, logger(config), async (pool) => {
+          const report = await migrate(pool);
+          console.log(report.applied.length > 0 ? `applied migrations ${report.applied.join(", ")}; schema at version ${report.current}` : `schema is up to date (version ${report.current})`);
+        });
+      case "import":
+        return await importFile(config, rest);
+      case "demo":
+        return await runDemo(config);
+      default:
+        process.stderr.write(`race-api: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof ScenarioRejected) {
+      process.stderr.write(`race-api: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`race-api: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+async function serve(config: Config): Promise<number> {
+  const log = logger(config);
+  return withPool(config, log, async (pool) => {
+    await migrate(pool);
+    const server = await startServer(config, { pool, logger: log });
+    const signal = await untilStopSignal();
+    log.info({ signal }, "shutting down: finishing in-flight requests");
+    await server.close();
+  });
+}
+
+async function importFile(config: Config, args: string[]): Promise<number> {
+  const [file, ...extra] = args;
+  if (file === undefined || extra.length > 0) {
+    process.stderr.write("race-api: usage: race-api import FILE\n");
+    return 2;
+  }
+  return withPool(config, logger(config), async (pool) => {
+    await migrate(pool);
+    const started = performance.now();
+    const summary = await importScenarioFile(pool, file);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(
+      `imported ${file} in ${seconds} s: ${summary.clubs} clubs, ${summary.clients} clients (${summary.secretRotations} secret rotations), ` +
+        `${summary.events} events, ${summary.entries} entries, ${summary.races} races, ${summary.startGroups} start groups, ${summary.fixes} fixes`,
+    );
+  });
+}
+
+async function withPool(config: Config, log: Logger, work: (pool: Pool) => Promise<void>): Promise<number> {
+  const url = await resolveDatabaseUrl(config.databaseUrl, LOCAL_DATABASE, (message) => log.info(message));
+  const pool = createPool(url, { connectionLimit: config.databasePoolSize });
+  try {
+    await work(pool);
+    return 0;
+  } finally {
+    await pool.end();
+  }
+}
+
+function logger(config: Config): Logger {
+  return pino({ level: config.logLevel });
+}

@@ -1,0 +1,87 @@
+// `race-api demo`: a local database, a simulated race already a few minutes past its
+// gun and replayed live, API credentials, and a running server, with commands to
+// paste. Ctrl-C stops it cleanly.
+
+import { randomBytes } from "node:crypto";
+import { pino } from "pino";
+import type { Config } from "./config.js";
+import { importScenario } from "./scenario/import.js";
+import type { Scenario } from "./scenario/types.js";
+import { startServer } from "./server.js";
+import { startReplay } from "./sim/replay.js";
+import { simulateScenario } from "./sim/simulate.js";
+import { sliceScenario } from "./sim/slice.js";
+import { createDatabase, dropDatabase, resolveDatabaseUrl } from "./store/database.js";
+import { migrate } from "./store/migrate.js";
+import { createPool } from "./store/pool.js";
+import { untilStopSignal } from "./stop-signal.js";
+
+const DEMO_DATABASE = "race_api_demo";
+// The second start group goes 5 minutes after the first: both are racing when the demo opens.
+const MINUTES_SINCE_GUN = 8;
+const DEMO_CLIENT_ID = "demo-overlay";
+const DEMO_SCOPES = ["tracking:read", "events:read", "results:read"];
+
+export async function runDemo(config: Config): Promise<number> {
+  const say = (line: string) => console.log(line);
+  // Request logs would drown the instructions; LOG_LEVEL turns them on.
+  const log = pino({ level: process.env.LOG_LEVEL ? config.logLevel : "warn" });
+
+  say("Preparing the database ...");
+  const url = await resolveDatabaseUrl(config.databaseUrl, DEMO_DATABASE, say);
+  const now = Date.now();
+  if (!config.databaseUrl) {
+    // The local demo database is the demo's own: start each run from a clean slate.
+    await dropDatabase(url);
+    await createDatabase(url);
+  }
+  const pool = createPool(url, { connectionLimit: config.databasePoolSize });
+  try {
+    await migrate(pool);
+    // A configured database may hold earlier demo runs: a new seed gives this run its own ids.
+    const race = simulateScenario({ seed: config.databaseUrl ? `demo-${now}` : "demo", gunMs: now - MINUTES_SINCE_GUN * 60_000 });
+    const clientSecret = randomBytes(24).toString("base64url");
+    race.clients = [{ clientId: DEMO_CLIENT_ID, clientSecret, clubId: race.clubs[0]!.id, name: "Demo overlay", scopes: DEMO_SCOPES }];
+
+    say("Loading the demo club, event and the race so far ...");
+    await importScenario(pool, sliceScenario(race, null, now));
+    const replay = startReplay(pool, race, now, (error) => log.error({ err: error }, "replay import failed"));
+    const server = await startServer(config, { pool, logger: log });
+    say(instructions(race, clientSecret, server.httpUrl, server.grpcUrl));
+
+    const signal = await untilStopSignal();
+    say(`\n${signal}: stopping the replay and the server ...`);
+    await replay.stop();
+    await server.close();
+    say("Stopped.");
+    return 0;
+  } finally {
+    await pool.end();
+  }
+}
+
+function instructions(race: Scenario, clientSecret: string, httpUrl: string, grpcUrl: string): string {
+  const event = race.events[0]!;
+  const liveRace = event.races[0]!;
+  const groups = liveRace.startGroups.map((g) => `${g.name} (gun ${g.startTimeUtc}, ${g.entryIds.length} boats)`).join(", ");
+  return `
+Race tracking API demo is running. Ctrl-C stops it.
+
+  REST, Connect, gRPC-Web  ${httpUrl}
+  gRPC (h2c)               ${grpcUrl}
+
+  Club   ${race.clubs[0]!.name} (${race.clubs[0]!.id})
+  Event  ${event.name} (${event.id})
+  Race   ${liveRace.name} (${liveRace.id}), live: ${groups}
+
+  API client   client_id ${DEMO_CLIENT_ID}
+               client_secret ${clientSecret}
+               scopes ${DEMO_SCOPES.join(" ")}
+
+Try:
+  curl -s ${httpUrl}/readyz
+  npx buf curl --http2-prior-knowledge --list-methods ${grpcUrl}
+  npx buf curl --http2-prior-knowledge --data '{"raceId": "${liveRace.id}"}' ${grpcUrl}/racing.v1.RaceLiveService/GetRaceLive
+(The race RPCs answer "unimplemented" until their handlers land.)
+`;
+}

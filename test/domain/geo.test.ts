@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import {
+  angleDifferenceDegrees,
+  destinationPoint,
+  haversineDistanceM,
+  initialBearingDeg,
+  localOffsetM,
+  normalizeDegrees,
+  offsetByMetres,
+} from "../../src/domain/geo.js";
+
+const solent = { lat: 50.77, lon: -1.3 };
+
+describe("haversineDistanceM", () => {
+  it("makes one minute of latitude about one nautical mile", () => {
+    const d = haversineDistanceM({ lat: 50, lon: -1.3 }, { lat: 50 + 1 / 60, lon: -1.3 });
+    expect(d).toBeGreaterThan(1852 * 0.999);
+    expect(d).toBeLessThan(1852 * 1.002);
+  });
+
+  it("matches a published great-circle distance (Land's End to John o' Groats, ~968.9 km)", () => {
+    const d = haversineDistanceM({ lat: 50.06639, lon: -5.71472 }, { lat: 58.64389, lon: -3.07 });
+    expect(d / 1000).toBeCloseTo(968.9, 0);
+  });
+
+  it("is zero for the same point and symmetric", () => {
+    const b = { lat: 50.8, lon: -1.25 };
+    expect(haversineDistanceM(solent, solent)).toBe(0);
+    expect(haversineDistanceM(solent, b)).toBeCloseTo(haversineDistanceM(b, solent), 9);
+  });
+});
+
+describe("initialBearingDeg", () => {
+  it("points north, east, south and west", () => {
+    expect(initialBearingDeg(solent, { lat: 50.8, lon: -1.3 })).toBeCloseTo(0, 6);
+    expect(initialBearingDeg({ lat: 0, lon: 0 }, { lat: 0, lon: 1 })).toBeCloseTo(90, 6);
+    expect(initialBearingDeg(solent, { lat: 50.7, lon: -1.3 })).toBeCloseTo(180, 6);
+    expect(initialBearingDeg({ lat: 0, lon: 0 }, { lat: 0, lon: -1 })).toBeCloseTo(270, 6);
+  });
+});
+
+describe("destinationPoint", () => {
+  it.each([0, 37, 135, 225, 318])("round-trips distance and bearing %i", (bearing) => {
+    const to = destinationPoint(solent, bearing, 2500);
+    expect(haversineDistanceM(solent, to)).toBeCloseTo(2500, 6);
+    expect(angleDifferenceDegrees(bearing, initialBearingDeg(solent, to))).toBeCloseTo(0, 6);
+  });
+
+  it("keeps longitudes in [-180, 180) across the antimeridian", () => {
+    const to = destinationPoint({ lat: 0, lon: 179.99 }, 90, 5000);
+    expect(to.lon).toBeLessThan(-179.9);
+  });
+});
+
+describe("local metre offsets", () => {
+  it("round-trip and agree with haversine to well under a metre at course scale", () => {
+    const p = offsetByMetres(solent, 1500, -2000);
+    const back = localOffsetM(solent, p);
+    expect(back.eastM).toBeCloseTo(1500, 6);
+    expect(back.northM).toBeCloseTo(-2000, 6);
+    expect(Math.abs(haversineDistanceM(solent, p) - 2500)).toBeLessThan(0.5);
+  });
+});
+
+describe("angles", () => {
+  it("takes the short way round", () => {
+    expect(angleDifferenceDegrees(350, 10)).toBe(20);
+    expect(angleDifferenceDegrees(10, 350)).toBe(-20);
+    expect(angleDifferenceDegrees(0, 180)).toBe(180);
+    expect(normalizeDegrees(-10)).toBe(350);
+    expect(normalizeDegrees(725)).toBe(5);
+  });
+});

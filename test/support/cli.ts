@@ -1,0 +1,67 @@
+// Runs the real `race-api` command (bin/race-api.js) as a child process.
+
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../bin/race-api.js", import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end. */
+export function raceApi(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  const child = start(args, env);
+  return finished(child.process).then((code) => ({ code, stdout: child.stdout(), stderr: child.stderr() }));
+}
+
+export interface Running {
+  process: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in stdout, or rejects if the process ends first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+export function start(args: string[], env: NodeJS.ProcessEnv = {}): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const exited = finished(child);
+  return {
+    process: child,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const deadline = Date.now() + timeoutMs;
+        const poll = () => {
+          const match = out.match(pattern);
+          if (match) return resolve(match);
+          if (child.exitCode !== null || Date.now() > deadline) {
+            return reject(new Error(`no ${pattern} in output (exit ${child.exitCode}):\n${out}\n${err}`));
+          }
+          setTimeout(poll, 50);
+        };
+        poll();
+      });
+    },
+    stop(signal) {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+function finished(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once("exit", (code) => resolve(code));
+  });
+}
