@@ -15,8 +15,6 @@ export function createPool(databaseUrl: string, options: PoolOptions = {}): Pool
     uri: databaseUrl,
     timezone: "Z",
     connectionLimit: options.connectionLimit ?? 10,
-    // Fix batches are sent as multi-row statements; each is one round trip.
-    multipleStatements: false,
     supportBigNumbers: true,
     bigNumberStrings: false,
     decimalNumbers: true,

@@ -274,6 +274,6 @@ function date(value: string | null | undefined): Date | null {
 }
 
 /** Ids are matched case-insensitively; they are stored lower-case. */
-export function uuid(id: string): string {
+function uuid(id: string): string {
   return id.toLowerCase();
 }
