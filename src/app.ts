@@ -1,36 +1,41 @@
-// Builds the HTTP/1.1 application: the Connect plugin (Connect and gRPC-Web on the
-// same service implementations as the gRPC listener) and the health probes. It never
-// listens itself, so tests can build as many apps as they like.
+// Builds the HTTP/1.1 application: the public REST gateway under /api/v1, the Connect
+// plugin (Connect and gRPC-Web on the same service implementations as the gRPC
+// listener), the errors page and the health probes. It never listens itself, so
+// tests can build as many apps as they like.
 
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import type { Logger } from "pino";
+import { errorsPage } from "./docs/errors-page.js";
+import { gateway } from "./gateway/plugin.js";
+import type { Runtime } from "./runtime.js";
+import { callContext } from "./services/context.js";
 import { connectRoutes } from "./services/routes.js";
-import type { Pool } from "./store/pool.js";
-
-export interface AppDeps {
-  pool: Pool;
-  logger: Logger;
-}
 
 const READINESS_TIMEOUT_MS = 2000;
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger });
+export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger });
 
   // The Connect plugin replaces the body parsers inside its scope, so it gets a scope
-  // of its own and the REST gateway keeps Fastify's.
+  // of its own and the REST gateway keeps its own.
   await app.register(async (connect) => {
-    await connect.register(fastifyConnectPlugin, { routes: connectRoutes() });
+    await connect.register(fastifyConnectPlugin, {
+      routes: connectRoutes(runtime.services),
+      contextValues: (request) => callContext(runtime.resolveAddress(request.raw), request.headers.traceparent),
+    });
   });
+  await app.register(gateway(runtime), { prefix: "/api/v1" });
+
+  const page = errorsPage();
+  app.get("/docs/errors", async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", "public, max-age=3600").send(page));
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     try {
-      await deps.pool.query({ sql: "SELECT 1", timeout: READINESS_TIMEOUT_MS });
+      await runtime.pool.query({ sql: "SELECT 1", timeout: READINESS_TIMEOUT_MS });
       return { status: "ready" };
     } catch (error) {
-      deps.logger.warn({ err: error }, "readiness check: database did not answer");
+      runtime.logger.warn({ err: error }, "readiness check: database did not answer");
       return reply.code(503).header("retry-after", "30").send({ status: "unavailable", reason: "database" });
     }
   });

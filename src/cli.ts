@@ -3,9 +3,12 @@
 
 import { parseArgs } from "node:util";
 import { pino, type Logger } from "pino";
+import { CLIENTS_USAGE, clientsCommand } from "./clients-cli.js";
+import { KEYS_USAGE, keysCommand } from "./keys-cli.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { runDemo } from "./demo.js";
 import { importScenarioFile, ScenarioRejected } from "./scenario/import.js";
+import { createRuntime } from "./runtime.js";
 import { startServer } from "./server.js";
 import { untilStopSignal } from "./stop-signal.js";
 import { resolveDatabaseUrl } from "./store/database.js";
@@ -18,6 +21,8 @@ Commands:
   serve           serve REST, Connect and gRPC-Web on HOST:PORT and gRPC (h2c) on GRPC_PORT
   migrate         create or upgrade the database schema
   import FILE     load a race-scenario/v1 file (validated whole, one transaction, idempotent)
+  clients ...     create, list and change API clients (race-api clients --help)
+  keys ...        list, rotate and retire the token signing keys (race-api keys --help)
   demo            local database, a simulated live race, credentials and a server: try it out
 
 Without DATABASE_URL the commands use a local MariaDB on 127.0.0.1:3306, installing and
@@ -30,6 +35,10 @@ const LOCAL_DATABASE = "race_api";
 export async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: "boolean", short: "h" } } });
   const [command, ...rest] = positionals;
+  if (values.help && (command === "clients" || command === "keys")) {
+    process.stdout.write(command === "clients" ? CLIENTS_USAGE : KEYS_USAGE); // before loadConfig: help needs no database
+    return 0;
+  }
   if (values.help || command === undefined || command === "help") {
     process.stdout.write(USAGE);
     return command === undefined && !values.help ? 2 : 0;
@@ -48,6 +57,17 @@ export async function main(argv: string[]): Promise<number> {
         return await importFile(config, rest);
       case "demo":
         return await runDemo(config);
+      case "clients":
+        // Its own options: everything after the word, not the loosely parsed positionals.
+        return await withPool(config, logger(config), async (pool) => {
+          await migrate(pool);
+          return clientsCommand(pool, argv.slice(argv.indexOf(command) + 1));
+        });
+      case "keys":
+        return await withPool(config, logger(config), async (pool) => {
+          await migrate(pool);
+          return keysCommand(pool, rest);
+        });
       default:
         process.stderr.write(`race-api: unknown command "${command}"\n\n${USAGE}`);
         return 2;
@@ -66,10 +86,12 @@ async function serve(config: Config): Promise<number> {
   const log = logger(config);
   return withPool(config, log, async (pool) => {
     await migrate(pool);
-    const server = await startServer(config, { pool, logger: log });
+    const runtime = await createRuntime(config, pool, log);
+    const server = await startServer(config, runtime);
     const signal = await untilStopSignal();
     log.info({ signal }, "shutting down: finishing in-flight requests");
     await server.close();
+    await runtime.close();
   });
 }
 
@@ -91,12 +113,11 @@ async function importFile(config: Config, args: string[]): Promise<number> {
   });
 }
 
-async function withPool(config: Config, log: Logger, work: (pool: Pool) => Promise<void>): Promise<number> {
+async function withPool(config: Config, log: Logger, work: (pool: Pool) => Promise<void | number>): Promise<number> {
   const url = await resolveDatabaseUrl(config.databaseUrl, LOCAL_DATABASE, (message) => log.info(message));
   const pool = createPool(url, { connectionLimit: config.databasePoolSize });
   try {
-    await work(pool);
-    return 0;
+    return (await work(pool)) ?? 0;
   } finally {
     await pool.end();
   }

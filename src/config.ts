@@ -1,6 +1,8 @@
 // Every environment variable the service reads, parsed and checked in one place.
 // A bad value stops the process with an error that names the variable.
 
+import proxyAddr from "proxy-addr";
+
 export interface Config {
   host: string;
   port: number;
@@ -10,6 +12,10 @@ export interface Config {
   databasePoolSize: number;
   publicBaseUrl: string;
   logLevel: LogLevel;
+  /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, or proxy-addr's names such as `loopback`); empty: none. */
+  trustProxy: string[];
+  /** Unset: rate-limit counters live in each instance's memory. */
+  redisUrl: string | undefined;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -37,6 +43,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
     publicBaseUrl: baseUrl(env, `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    trustProxy: trustedProxies(env),
+    redisUrl: redisUrl(env),
   };
 }
 
@@ -77,6 +85,29 @@ function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
   }
   if (url.protocol !== "mysql:") throw new ConfigError("DATABASE_URL", `must use the mysql: scheme, got "${url.protocol}"`);
   if (url.pathname.length <= 1) throw new ConfigError("DATABASE_URL", "must name a database, as in mysql://user:password@host:3306/database");
+  return raw;
+}
+
+function trustedProxies(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.TRUST_PROXY ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  try {
+    proxyAddr.compile(entries);
+  } catch (error) {
+    throw new ConfigError("TRUST_PROXY", `must list proxy addresses or CIDR ranges separated by commas (${(error as Error).message})`);
+  }
+  return entries;
+}
+
+function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("REDIS_URL", "must be a URL like redis://host:6379");
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new ConfigError("REDIS_URL", `must use the redis: or rediss: scheme, got "${url.protocol}"`);
   return raw;
 }
 

@@ -7,6 +7,7 @@ import { pino } from "pino";
 import type { Config } from "./config.js";
 import { importScenario } from "./scenario/import.js";
 import type { Scenario } from "./scenario/types.js";
+import { createRuntime } from "./runtime.js";
 import { startServer } from "./server.js";
 import { startReplay } from "./sim/replay.js";
 import { simulateScenario } from "./sim/simulate.js";
@@ -46,13 +47,15 @@ export async function runDemo(config: Config): Promise<number> {
     say("Loading the demo club, event and the race so far ...");
     await importScenario(pool, sliceScenario(race, null, now));
     const replay = startReplay(pool, race, now, (error) => log.error({ err: error }, "replay import failed"));
-    const server = await startServer(config, { pool, logger: log });
+    const runtime = await createRuntime(config, pool, log);
+    const server = await startServer(config, runtime);
     say(instructions(race, clientSecret, server.httpUrl, server.grpcUrl));
 
     const signal = await untilStopSignal();
     say(`\n${signal}: stopping the replay and the server ...`);
     await replay.stop();
     await server.close();
+    await runtime.close();
     say("Stopped.");
     return 0;
   } finally {
@@ -79,9 +82,12 @@ Race tracking API demo is running. Ctrl-C stops it.
                scopes ${DEMO_SCOPES.join(" ")}
 
 Try:
-  curl -s ${httpUrl}/readyz
+  TOKEN=$(curl -s -u ${DEMO_CLIENT_ID}:${clientSecret} -d grant_type=client_credentials ${httpUrl}/api/v1/oauth/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+  curl -s -H "Authorization: Bearer $TOKEN" ${httpUrl}/api/v1/events
+  npx buf curl --http2-prior-knowledge -H "Authorization: Bearer $TOKEN" ${grpcUrl}/racing.v1.EventService/ListEvents
   npx buf curl --http2-prior-knowledge --list-methods ${grpcUrl}
-  npx buf curl --http2-prior-knowledge --data '{"raceId": "${liveRace.id}"}' ${grpcUrl}/racing.v1.RaceLiveService/GetRaceLive
+  curl -s ${httpUrl}/readyz
+Error codes: ${httpUrl}/docs/errors
 (The race RPCs answer "unimplemented" until their handlers land.)
 `;
 }

@@ -4,8 +4,10 @@
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
-import { buildApp, type AppDeps } from "./app.js";
+import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
+import type { Runtime } from "./runtime.js";
+import { callContext } from "./services/context.js";
 import { connectRoutes } from "./services/routes.js";
 
 export interface RunningServer {
@@ -15,12 +17,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Pick<Config, "host" | "port" | "grpcPort">, deps: AppDeps): Promise<RunningServer> {
-  const app = await buildApp(deps);
+export async function startServer(config: Pick<Config, "host" | "port" | "grpcPort">, runtime: Runtime): Promise<RunningServer> {
+  const app = await buildApp(runtime);
   await app.listen({ host: config.host, port: config.port });
 
   const sessions = new Set<Http2Session>();
-  const grpc = createHttp2Server(connectNodeAdapter({ routes: connectRoutes() }));
+  const grpc = createHttp2Server(
+    connectNodeAdapter({
+      routes: connectRoutes(runtime.services),
+      contextValues: (request) => callContext(runtime.resolveAddress(request), request.headers.traceparent),
+    }),
+  );
   grpc.on("session", (session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
@@ -32,7 +39,7 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
 
   const httpUrl = urlOf("http", app.server.address() as AddressInfo);
   const grpcUrl = urlOf("http", grpc.address() as AddressInfo);
-  deps.logger.info({ httpUrl, grpcUrl }, "listening");
+  runtime.logger.info({ httpUrl, grpcUrl }, "listening");
 
   return {
     httpUrl,

@@ -11,6 +11,8 @@ describe("configuration", () => {
       databasePoolSize: 10,
       publicBaseUrl: "http://127.0.0.1:8080",
       logLevel: "info",
+      trustProxy: [],
+      redisUrl: undefined,
     });
   });
 
@@ -23,6 +25,8 @@ describe("configuration", () => {
       DATABASE_POOL_SIZE: "25",
       PUBLIC_BASE_URL: "https://api.example.org/",
       LOG_LEVEL: "debug",
+      TRUST_PROXY: "10.0.0.1, 192.168.0.0/16,loopback",
+      REDIS_URL: "redis://cache:6379/2",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -32,6 +36,8 @@ describe("configuration", () => {
       databasePoolSize: 25,
       publicBaseUrl: "https://api.example.org",
       logLevel: "debug",
+      trustProxy: ["10.0.0.1", "192.168.0.0/16", "loopback"],
+      redisUrl: "redis://cache:6379/2",
     });
   });
 
@@ -45,6 +51,9 @@ describe("configuration", () => {
     ["DATABASE_URL", "not a url", /DATABASE_URL must be a URL/],
     ["PUBLIC_BASE_URL", "ftp://x", /PUBLIC_BASE_URL must be an http\(s\) URL/],
     ["LOG_LEVEL", "loud", /LOG_LEVEL must be one of fatal, error/],
+    ["TRUST_PROXY", "10.0.0.0/99", /TRUST_PROXY must list proxy addresses/],
+    ["TRUST_PROXY", "the-proxy", /TRUST_PROXY must list proxy addresses/],
+    ["REDIS_URL", "http://cache", /REDIS_URL must use the redis: or rediss: scheme/],
   ])("refuses %s=%s, naming the variable", (name, value, message) => {
     let error: unknown;
     try {

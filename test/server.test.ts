@@ -2,25 +2,28 @@
 // probes, and a graceful close.
 
 import type * as grpc from "@grpc/grpc-js";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as reflection from "../gen/grpc/reflection/v1/reflection_pb.js";
 import { GetRaceLiveRequestSchema, GetRaceLiveResponseSchema } from "../gen/racing/v1/race_live_pb.js";
 import { buildApp } from "../src/app.js";
+import type { Runtime } from "../src/runtime.js";
 import { startServer, type RunningServer } from "../src/server.js";
 import { createPool } from "../src/store/pool.js";
 import { useFreshDatabase } from "./support/database.js";
 import { bidi, grpcClient, unary } from "./support/grpc.js";
+import { testRuntime } from "./support/runtime.js";
 
 const db = useFreshDatabase();
-const logger = pino({ level: "silent" });
+let runtime: Runtime;
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, { pool: db.pool, logger });
+  runtime = await testRuntime(db);
+  server = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, runtime);
 });
 afterAll(async () => {
   await server?.close();
+  await runtime?.close();
 });
 
 describe("HTTP/1.1 listener", () => {
@@ -38,7 +41,7 @@ describe("HTTP/1.1 listener", () => {
 
   it("answers /readyz with 503 when the database does not answer", async () => {
     const unreachable = createPool("mysql://nobody:nothing@127.0.0.1:1/race_api_none");
-    const app = await buildApp({ pool: unreachable, logger });
+    const app = await buildApp({ ...runtime, pool: unreachable });
     try {
       const response = await app.inject({ method: "GET", url: "/readyz" });
       expect(response.statusCode).toBe(503);
@@ -87,7 +90,7 @@ describe("gRPC listener (h2c)", () => {
 
 describe("close", () => {
   it("stops both listeners", async () => {
-    const other = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, { pool: db.pool, logger });
+    const other = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, runtime);
     const client = grpcClient(other.grpcUrl);
     // An open HTTP/2 session must not keep the listener alive.
     await bidi(client, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", reflection.ServerReflectionRequestSchema, reflection.ServerReflectionResponseSchema, [

@@ -6,6 +6,8 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import addFormatsPlugin from "ajv-formats";
 import schema from "./scenario.schema.json" with { type: "json" };
+import { parseAllowlist } from "../auth/ip-allowlist.js";
+import { isScope, SCOPES } from "../auth/scopes.js";
 import type { Scenario, StartGroup } from "./types.js";
 
 export interface ScenarioProblem {
@@ -88,6 +90,16 @@ function* crossRuleProblems(s: Scenario, known: KnownIds): Generator<ScenarioPro
     seenClients.add(client.clientId);
     const problem = clubExists(`$.clients[${i}].clubId`, client.clubId);
     if (problem) yield problem;
+    for (const [k, scope] of client.scopes.entries()) {
+      if (!isScope(scope)) yield { path: `$.clients[${i}].scopes[${k}]`, message: `unknown scope ${scope}; the scopes are ${Object.keys(SCOPES).join(", ")}` };
+    }
+    for (const [k, entry] of (client.ipAllowlist ?? []).entries()) {
+      try {
+        parseAllowlist([entry]);
+      } catch {
+        yield { path: `$.clients[${i}].ipAllowlist[${k}]`, message: `${entry} is not an IPv4 or IPv6 address or CIDR range` };
+      }
+    }
   }
 
   const ids = { event: new Set<string>(), entry: new Set<string>(), race: new Set<string>(), "start group": new Set<string>() };

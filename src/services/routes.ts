@@ -1,27 +1,38 @@
-// The Connect routes of the API: which services a router serves, gRPC reflection included.
+// The Connect services of the API and the routes that serve them: which
+// implementation answers each service, gRPC reflection included.
+
 import type { DescService } from "@bufbuild/protobuf";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
+import type { Pool } from "../store/pool.js";
+import { eventService } from "./events.js";
+import type { GuardedDeps } from "./guarded.js";
 import { registerReflection } from "./reflection.js";
 
 /** The racing.v1 services, in the order reflection lists them. */
-export const racingServices: readonly DescService[] = [
-  RaceLiveService,
-  LiveInsightsService,
-  TrackService,
-  EventService,
-];
+export const racingServices: readonly DescService[] = [RaceLiveService, LiveInsightsService, TrackService, EventService];
 
-export function connectRoutes(): (router: ConnectRouter) => void {
+export type ServiceDeps = GuardedDeps & { pool: Pool };
+
+/** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
+export interface Services {
+  events: ServiceImpl<typeof EventService>;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  return { events: eventService(deps) };
+}
+
+export function connectRoutes(services: Services): (router: ConnectRouter) => void {
   return (router) => {
     // Empty implementations answer `unimplemented` until each RPC gets its handler.
     router.service(RaceLiveService, {});
     router.service(LiveInsightsService, {});
     router.service(TrackService, {});
-    router.service(EventService, {});
+    router.service(EventService, services.events);
     registerReflection(router, racingServices);
   };
 }

@@ -239,4 +239,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 2,
+    name: "token signing keys",
+    statements: [
+      // Kept in the database so every instance signs and verifies with the same keys.
+      `CREATE TABLE IF NOT EXISTS signing_keys (
+        kid CHAR(22) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+        alg VARCHAR(10) CHARACTER SET ascii NOT NULL,
+        private_jwk TEXT CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        public_jwk TEXT CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        created_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) COMMENT 'the newest unretired key signs',
+        retired_at DATETIME(3) NULL COMMENT 'tokens signed with a retired key are refused'
+      ) ${TABLE_OPTIONS}`,
+    ],
+  },
 ];

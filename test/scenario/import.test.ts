@@ -120,6 +120,8 @@ describe("a refused file", () => {
     ["misses a required field", (s) => { delete (s.events[0] as Partial<Scenario["events"][0]>).name; return s; }, "$.events[0].name", /required/],
     ["has a field the format does not know", (s) => ({ ...s, extra: 1 }), "$.extra", /not a field/],
     ["has a malformed id", (s) => { s.clubs[0]!.id = "not-a-uuid"; return s; }, "$.clubs[0].id", /UUID/],
+    ["grants a scope that does not exist", (s) => { s.clients[0]!.scopes.push("admin:all"); return s; }, "$.clients[0].scopes[2]", /unknown scope admin:all/],
+    ["has a bad allowlist entry", (s) => { s.clients[0]!.ipAllowlist = ["10.0.0.0/8", "10.0.0.0/33"]; return s; }, "$.clients[0].ipAllowlist[1]", /not an IPv4 or IPv6 address or CIDR range/],
     ["references an unknown club", (s) => { s.clients[0]!.clubId = "99999999-9999-4999-8999-999999999999"; return s; }, "$.clients[0].clubId", /unknown club/],
     ["references an entry outside the group", (s) => { group(s).entryIds = [IDS.entryA]; return s; }, "$.events[0].races[0].startGroups[0].liveOrder[0].rows[0].entryId", /not in this start group/],
     ["has misaligned track arrays", (s) => { group(s).tracks![0]!.lon.pop(); return s; }, "$.events[0].races[0].startGroups[0].tracks[0].lon", /has 3 values but t has 4/],

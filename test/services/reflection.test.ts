@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { GetRaceLiveRequestSchema, GetRaceLiveResponseSchema } from "../../gen/racing/v1/race_live_pb.js";
-import { connectRoutes } from "../../src/services/routes.js";
+import { registerReflection } from "../../src/services/reflection.js";
+import { racingServices } from "../../src/services/routes.js";
 import { bidi, grpcClient, unary } from "../support/grpc.js";
 
 const RACING_SERVICES = [
@@ -28,7 +29,13 @@ let server: http2.Http2Server;
 let client: grpc.Client;
 
 beforeAll(async () => {
-  server = http2.createServer(connectNodeAdapter({ routes: connectRoutes() }));
+  server = http2.createServer(connectNodeAdapter({
+      // Reflection only needs the services' descriptors; none of them is implemented here.
+      routes: (router) => {
+        for (const service of racingServices) router.service(service, {});
+        registerReflection(router, racingServices);
+      },
+    }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   client = grpcClient(`127.0.0.1:${port}`);

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/event.proto.
  */
 export const file_racing_v1_event: GenFile = /*@__PURE__*/
-  fileDesc("ChVyYWNpbmcvdjEvZXZlbnQucHJvdG8SCXJhY2luZy52MSJVChFMaXN0RXZlbnRzUmVxdWVzdBIRCgRwYWdlGAEgASgFSACIAQESFgoJcGFnZV9zaXplGAIgASgFSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSJwChJMaXN0RXZlbnRzUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5yYWNpbmcudjEuRXZlbnQSFgoJbmV4dF9wYWdlGAIgASgFSACIAQESEwoLdG90YWxfaXRlbXMYAyABKAVCDAoKX25leHRfcGFnZSJ/CgVFdmVudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEi4KCnN0YXJ0X2RhdGUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF9kYXRlGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDJZCgxFdmVudFNlcnZpY2USSQoKTGlzdEV2ZW50cxIcLnJhY2luZy52MS5MaXN0RXZlbnRzUmVxdWVzdBodLnJhY2luZy52MS5MaXN0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChVyYWNpbmcvdjEvZXZlbnQucHJvdG8SCXJhY2luZy52MSJVChFMaXN0RXZlbnRzUmVxdWVzdBIRCgRwYWdlGAEgASgFSACIAQESFgoJcGFnZV9zaXplGAIgASgFSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSJwChJMaXN0RXZlbnRzUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5yYWNpbmcudjEuRXZlbnQSFgoJbmV4dF9wYWdlGAIgASgFSACIAQESEwoLdG90YWxfaXRlbXMYAyABKAVCDAoKX25leHRfcGFnZSLDAQoFRXZlbnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIuCgpzdGFydF9kYXRlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfZGF0ZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmFjZV9jb3VudBgFIAEoBRIXCg90cmFja2luZ19zaGFyZWQYBiABKAgSFQoNZGVsYXlfc2Vjb25kcxgHIAEoBTJZCgxFdmVudFNlcnZpY2USSQoKTGlzdEV2ZW50cxIcLnJhY2luZy52MS5MaXN0RXZlbnRzUmVxdWVzdBodLnJhY2luZy52MS5MaXN0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Request of EventService.ListEvents.
@@ -72,7 +72,8 @@ export type ListEventsResponse = Message<"racing.v1.ListEventsResponse"> & {
   nextPage?: number | undefined;
 
   /**
-   * Total number of the club's events.
+   * Total number of the club's visible events (also beyond the 1000 that
+   * paging reaches).
    *
    * @generated from field: int32 total_items = 3;
    */
@@ -119,6 +120,28 @@ export type Event = Message<"racing.v1.Event"> & {
    * @generated from field: google.protobuf.Timestamp end_date = 4;
    */
   endDate?: Timestamp | undefined;
+
+  /**
+   * Number of races of the event.
+   *
+   * @generated from field: int32 race_count = 5;
+   */
+  raceCount: number;
+
+  /**
+   * Whether the club shares the event's tracking data (the opt-in); without
+   * it the race endpoints answer TRACKING_NOT_SHARED.
+   *
+   * @generated from field: bool tracking_shared = 6;
+   */
+  trackingShared: boolean;
+
+  /**
+   * Delay of the event's race data in seconds, 0-600.
+   *
+   * @generated from field: int32 delay_seconds = 7;
+   */
+  delaySeconds: number;
 };
 
 /**
@@ -137,8 +160,9 @@ export const EventService: GenService<{
   /**
    * Returns one page of the club's events.
    *
-   * REST: GET /api/v1/events?page=&pageSize=. Needs a valid bearer token;
-   * the spec does not name this endpoint's scope. Order is fixed: newest
+   * REST: GET /api/v1/events?page=&pageSize=. Scope: events:read (the spec
+   * names none; DESIGN.md's general bucket applies). Lists the caller's
+   * club's published, non-legacy events and those it co-hosts. Order is fixed: newest
    * start_date first, events without a start date last, ties broken by id;
    * inserting an event does not reshuffle the others. At most 1000 events
    * per club are reachable through paging.

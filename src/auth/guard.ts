@@ -1,0 +1,60 @@
+// The one check in front of every data call, REST and RPC alike: who is calling
+// (bearer token), whether that client may call now (secret version, disabled,
+// expiry, IP allowlist) and whether the token grants the call's scope.
+
+import { ApiError } from "../errors/api-error.js";
+import type { ClientStates } from "./client-states.js";
+import type { Scope } from "./scopes.js";
+import type { Tokens } from "./tokens.js";
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+export const DEFAULT_TRACKING_RATE_LIMIT_PER_MINUTE = 120;
+
+export interface Caller {
+  clientId: string;
+  clubId: number;
+  clubUuid: string;
+  /** Requests per minute of the club's two buckets. */
+  limits: { general: number; tracking: number };
+}
+
+export class Guard {
+  constructor(
+    private readonly tokens: Tokens,
+    private readonly clients: ClientStates,
+  ) {}
+
+  /**
+   * @param authorization the Authorization header, if any
+   * @param address the caller's IP address (see client-address.ts)
+   */
+  async authorize(authorization: string | null | undefined, address: string, scope: Scope): Promise<Caller> {
+    const token = bearerToken(authorization);
+    if (token === null) throw new ApiError("API_TOKEN_MISSING");
+    const claims = await this.tokens.verify(token);
+    const client = await this.clients.get(claims.clientId);
+    // A rotation bumps the secret version: tokens issued before it are dead.
+    if (!client || client.state.secretVersion !== claims.secretVersion) throw new ApiError("API_TOKEN_INVALID");
+    const { state } = client;
+    if (state.disabled) throw new ApiError("API_CLIENT_DISABLED");
+    if (state.expiresAt && state.expiresAt.getTime() <= Date.now()) throw new ApiError("API_CLIENT_EXPIRED");
+    if (!client.allowlist.allows(address)) throw new ApiError("API_IP_NOT_ALLOWED");
+    // Scopes taken from the client since the token was issued are gone at once.
+    if (!claims.scopes.includes(scope) || !state.scopes.includes(scope)) throw new ApiError("API_SCOPE_MISSING", { scope });
+    return {
+      clientId: state.clientId,
+      clubId: state.clubId,
+      clubUuid: state.clubUuid,
+      limits: {
+        general: state.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+        tracking: state.trackingRateLimitPerMinute ?? DEFAULT_TRACKING_RATE_LIMIT_PER_MINUTE,
+      },
+    };
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, RFC 6750 2.1). */
+function bearerToken(authorization: string | null | undefined): string | null {
+  const match = /^Bearer +(\S+) *$/i.exec(authorization ?? "");
+  return match ? match[1]! : null;
+}

@@ -1,0 +1,79 @@
+// The signing keys as this instance sees them: the newest unretired key signs, every
+// unretired key verifies. The set is re-read at most every 5 seconds, so a key
+// created or retired on one instance is known to all within 5 s.
+
+import { randomBytes } from "node:crypto";
+import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
+import { activeKeys, insertKey } from "../store/signing-keys.js";
+import type { Pool } from "../store/pool.js";
+
+export const SIGNING_ALGORITHM = "ES256";
+const REFRESH_MS = 5000;
+
+interface Key {
+  kid: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+}
+
+export class KeyRing {
+  private keys: Key[] = [];
+  private loadedAt = -Infinity;
+  private loading: Promise<void> | null = null;
+
+  constructor(private readonly pool: Pool) {}
+
+  /** The key to sign with; creates the first key when the database has none. */
+  async signingKey(): Promise<Key> {
+    await this.fresh();
+    if (this.keys.length === 0) {
+      await createKey(this.pool);
+      await this.reload();
+    }
+    return this.keys[0]!;
+  }
+
+  /** The verification key for `kid`, or null when it is unknown or retired. */
+  async verificationKey(kid: string): Promise<CryptoKey | null> {
+    await this.fresh();
+    return this.keys.find((key) => key.kid === kid)?.publicKey ?? null;
+  }
+
+  private async fresh(): Promise<void> {
+    if (performance.now() - this.loadedAt < REFRESH_MS) return;
+    await this.reload();
+  }
+
+  /** One read at a time, however many requests find the set stale together. */
+  private reload(): Promise<void> {
+    this.loading ??= (async () => {
+      try {
+        const stored = await activeKeys(this.pool);
+        this.keys = await Promise.all(
+          stored.map(async (key) => ({
+            kid: key.kid,
+            privateKey: (await importJWK(JSON.parse(key.privateJwk) as JWK, key.alg)) as CryptoKey,
+            publicKey: (await importJWK(JSON.parse(key.publicJwk) as JWK, key.alg)) as CryptoKey,
+          })),
+        );
+        this.loadedAt = performance.now();
+      } finally {
+        this.loading = null;
+      }
+    })();
+    return this.loading;
+  }
+}
+
+/** Adds a new signing key; it signs from now on, and older keys keep verifying until retired. */
+export async function createKey(pool: Pool): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
+  const kid = randomBytes(16).toString("base64url");
+  await insertKey(pool, {
+    kid,
+    alg: SIGNING_ALGORITHM,
+    privateJwk: JSON.stringify(await exportJWK(privateKey)),
+    publicJwk: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM }),
+  });
+  return kid;
+}

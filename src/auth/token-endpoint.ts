@@ -1,0 +1,162 @@
+// POST /api/v1/oauth/token: the OAuth 2.0 client-credentials grant (RFC 6749 4.4),
+// decided here from the raw HTTP parts so the REST route only translates. Errors are
+// RFC 6749 bodies ({ error, code[, params] }) as DESIGN.md maps the spec's codes;
+// every answer says Cache-Control: no-store.
+
+import type { Logger } from "pino";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
+import { rateLimitHeaders, type RateLimits } from "../limits/rate-limits.js";
+import { findClientState } from "../store/clients.js";
+import type { Pool } from "../store/pool.js";
+import { isDatabaseUnavailable } from "../store/unavailable.js";
+import { parseAllowlist } from "./ip-allowlist.js";
+import { isScope } from "./scopes.js";
+import { hashSecret, verifySecret } from "./secrets.js";
+import type { Tokens } from "./tokens.js";
+
+export const TOKEN_REQUESTS_PER_MINUTE = 20;
+const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
+
+export interface TokenRequest {
+  contentType: string | undefined;
+  authorization: string | undefined;
+  body: string;
+  /** The caller's IP address (client-address.ts). */
+  address: string;
+}
+
+export interface TokenAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+class TokenError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly params: Record<string, string> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(code);
+  }
+}
+
+/** Token endpoint answers for errors whose data-call status differs (RFC 6749 5.2 and the spec's table). */
+const TOKEN_STATUS: Partial<Record<ErrorCode, number>> = { API_CLIENT_DISABLED: 400, API_CLIENT_EXPIRED: 400, API_IP_NOT_ALLOWED: 400 };
+/** RFC 6749 has no code for these; registered extension values and its server_error. */
+const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = { RATE_LIMIT_EXCEEDED: "slow_down", API_UNAVAILABLE: "temporarily_unavailable", INTERNAL_ERROR: "server_error" };
+
+export class TokenEndpoint {
+  // Compared against when the client is unknown, so unknown and wrong answer alike and in the same time.
+  private readonly dummyHash = hashSecret("no client has this secret");
+
+  constructor(
+    private readonly deps: { pool: Pool; tokens: Tokens; limits: RateLimits; logger: Logger },
+  ) {}
+
+  async handle(request: TokenRequest): Promise<TokenAnswer> {
+    try {
+      return { status: 200, headers: noStore(), body: await this.grant(request) };
+    } catch (error) {
+      return this.errorAnswer(error);
+    }
+  }
+
+  private async grant(request: TokenRequest): Promise<Record<string, unknown>> {
+    await this.countCall("token-ip", request.address);
+    const form = parseForm(request);
+    const credentials = clientCredentials(request.authorization, form);
+    if (form.get("grant_type") !== "client_credentials") throw new TokenError("API_GRANT_TYPE_UNSUPPORTED");
+    await this.countCall("token-client", credentials.clientId);
+
+    const state = await findClientState(this.deps.pool, credentials.clientId);
+    const secretMatches = await verifySecret(credentials.secret, state?.secretHash ?? (await this.dummyHash));
+    if (!state || !secretMatches) {
+      throw new TokenError("API_CLIENT_CREDENTIALS_INVALID", {}, credentials.viaBasic ? { "www-authenticate": 'Basic realm="race-api"' } : {});
+    }
+    if (state.disabled) throw new TokenError("API_CLIENT_DISABLED");
+    if (state.expiresAt && state.expiresAt.getTime() <= Date.now()) throw new TokenError("API_CLIENT_EXPIRED");
+    if (!parseAllowlist(state.ipAllowlist).allows(request.address)) throw new TokenError("API_IP_NOT_ALLOWED");
+
+    const scopes = grantedScopes(form.get("scope"), state.scopes);
+    const { token, expiresIn } = await this.deps.tokens.issue(state.clientId, scopes, state.secretVersion);
+    return { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" ") };
+  }
+
+  private async countCall(bucket: "token-ip" | "token-client", key: string): Promise<void> {
+    const limit = await this.deps.limits.consume(bucket, key, TOKEN_REQUESTS_PER_MINUTE);
+    if (!limit.allowed) throw new TokenError("RATE_LIMIT_EXCEEDED", {}, rateLimitHeaders(limit));
+  }
+
+  private errorAnswer(error: unknown): TokenAnswer {
+    let tokenError: TokenError;
+    if (error instanceof TokenError) tokenError = error;
+    else if (isDatabaseUnavailable(error)) tokenError = new TokenError("API_UNAVAILABLE");
+    else {
+      this.deps.logger.error({ err: error }, "token endpoint failed");
+      tokenError = new TokenError("INTERNAL_ERROR");
+    }
+    const spec = ERROR_CODES[tokenError.code];
+    const headers = { ...noStore(), ...tokenError.headers };
+    if ("retryAfterSeconds" in spec) headers["retry-after"] = String(spec.retryAfterSeconds);
+    const body: Record<string, unknown> = { error: OAUTH_ERROR[tokenError.code] ?? ("oauthError" in spec ? spec.oauthError : "invalid_request"), code: tokenError.code };
+    if (spec.params.length > 0) body.params = tokenError.params;
+    return { status: TOKEN_STATUS[tokenError.code] ?? spec.status, headers, body };
+  }
+}
+
+function noStore(): Record<string, string> {
+  // RFC 6749 5.1: both, for HTTP/1.0 caches too.
+  return { "cache-control": "no-store", pragma: "no-cache" };
+}
+
+function parseForm(request: TokenRequest): URLSearchParams {
+  const mediaType = (request.contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== FORM_CONTENT_TYPE) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+  const form = new URLSearchParams(request.body);
+  // RFC 6749 3.2: request parameters must not be included more than once.
+  const names = [...form.keys()];
+  if (new Set(names).size !== names.length) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+  return form;
+}
+
+interface Credentials {
+  clientId: string;
+  secret: string;
+  viaBasic: boolean;
+}
+
+/** HTTP Basic (RFC 6749 2.3.1: both parts form-url-decoded after base64) or form fields, never both. */
+function clientCredentials(authorization: string | undefined, form: URLSearchParams): Credentials {
+  const inBody = form.has("client_id") || form.has("client_secret");
+  if (authorization !== undefined) {
+    if (inBody) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+    const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
+    if (!match) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+    const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon < 0) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)), viaBasic: true };
+  }
+  const clientId = form.get("client_id");
+  const secret = form.get("client_secret");
+  if (!clientId || secret === null) throw new TokenError("API_CLIENT_CREDENTIALS_INVALID");
+  return { clientId, secret, viaBasic: false };
+}
+
+function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    throw new TokenError("API_TOKEN_REQUEST_INVALID");
+  }
+}
+
+/** The requested scopes (each one the client holds), or all of the client's when none are asked for. */
+function grantedScopes(requested: string | null, held: readonly string[]): string[] {
+  if (requested === null || requested.trim() === "") return held.filter(isScope);
+  const asked = [...new Set(requested.split(" ").filter(Boolean))];
+  const refused = asked.find((scope) => !isScope(scope) || !held.includes(scope));
+  if (refused !== undefined) throw new TokenError("API_SCOPE_INVALID", { scope: refused });
+  return asked;
+}

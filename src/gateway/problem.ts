@@ -1,0 +1,28 @@
+// REST errors as RFC 9457 problem+json, exactly the spec's fields: type, status,
+// code, params (only for codes that carry them) and traceId; no title or detail.
+
+import type { FastifyReply } from "fastify";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+export interface Problem {
+  code: ErrorCode;
+  params: Record<string, string>;
+  traceId: string;
+  headers: Record<string, string>;
+}
+
+export function sendProblem(reply: FastifyReply, errorsUrl: string, problem: Problem): FastifyReply {
+  const spec = ERROR_CODES[problem.code];
+  const body: Record<string, unknown> = { type: `${errorsUrl}#${problem.code}`, status: spec.status, code: problem.code };
+  if (spec.params.length > 0) body.params = problem.params;
+  body.traceId = problem.traceId;
+  // An error is never cached: the next try may succeed. Bytes, not a string, so
+  // Fastify adds no charset parameter: problem+json defines none (RFC 9457).
+  return reply
+    .code(spec.status)
+    .headers({ ...problem.headers, "cache-control": "no-store" })
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(Buffer.from(JSON.stringify(body)));
+}

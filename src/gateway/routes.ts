@@ -1,0 +1,49 @@
+// The REST-to-RPC table: one row per /api/v1 path, read top to bottom.
+
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { FastifyRequest } from "fastify";
+import { EventService, type ListEventsResponse } from "../../gen/racing/v1/event_pb.js";
+import { ApiError } from "../errors/api-error.js";
+import { restRoute, type RestRoute } from "./rpc-call.js";
+
+export const REST_ROUTES: readonly RestRoute[] = [
+  restRoute({
+    path: "/events",
+    rpc: EventService.method.listEvents,
+    implementation: (services) => services.events.listEvents,
+    request: (request) => ({ page: intParam(request, "page"), pageSize: intParam(request, "pageSize") }),
+    response: eventsPage,
+  }),
+];
+
+function eventsPage(page: ListEventsResponse) {
+  return {
+    items: page.items.map((event) => ({
+      id: event.id,
+      name: event.name,
+      startDate: dateTime(event.startDate),
+      endDate: dateTime(event.endDate),
+      raceCount: event.raceCount,
+      trackingShared: event.trackingShared,
+      delaySeconds: event.delaySeconds,
+    })),
+    nextPage: page.nextPage ?? null,
+    totalItems: page.totalItems,
+  };
+}
+
+/** ISO 8601 UTC with milliseconds, or null for an unset timestamp. */
+function dateTime(timestamp: Timestamp | undefined): string | null {
+  return timestamp ? timestampDate(timestamp).toISOString() : null;
+}
+
+/** A query value that must be a whole number (int32); ranges are the RPC's rule. */
+function intParam(request: FastifyRequest, name: string): number | undefined {
+  const value = (request.query as Record<string, string | string[] | undefined>)[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^[+-]?\d{1,10}$/.test(value) || Math.abs(Number(value)) > 2 ** 31 - 1) {
+    throw new ApiError("API_PARAM_INVALID", { name });
+  }
+  return Number(value);
+}

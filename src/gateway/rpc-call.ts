@@ -1,0 +1,67 @@
+// Calls a service implementation in-process, exactly as the Connect and gRPC
+// listeners would (same guard, same errors, same response headers), but with no
+// serialisation and no network hop.
+
+import { create, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { createHandlerContext, type HandlerContext } from "@connectrpc/connect";
+import type { FastifyRequest } from "fastify";
+import type { AddressResolver } from "../auth/client-address.js";
+import { callContext } from "../services/context.js";
+import type { Services } from "../services/routes.js";
+
+export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
+  request: MessageShape<I>,
+  context: HandlerContext,
+) => Promise<MessageInitShape<O>> | MessageInitShape<O>;
+
+/** A REST path mapped onto one unary RPC. */
+export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> {
+  path: string;
+  rpc: DescMethodUnary<I, O>;
+  implementation: (services: Services) => UnaryHandler<I, O>;
+  /** Path and query as the request message; throws ApiError API_PARAM_INVALID when a value cannot be one. */
+  request: (request: FastifyRequest) => MessageInitShape<I>;
+  /** The response message as the spec's JSON. */
+  response: (message: MessageShape<O>) => unknown;
+}
+
+/** A route with its message types applied, so routes of different RPCs fit in one table. */
+export interface RestRoute {
+  path: string;
+  rpc: DescMethodUnary;
+  /** The JSON answer of the call, or the RPC's ConnectError. */
+  call(services: Services, request: FastifyRequest, context: HandlerContext): Promise<unknown>;
+}
+
+export function restRoute<I extends DescMessage, O extends DescMessage>(spec: RestRouteSpec<I, O>): RestRoute {
+  return {
+    path: spec.path,
+    rpc: spec.rpc as DescMethodUnary,
+    async call(services, request, context) {
+      const input = create(spec.rpc.input, spec.request(request));
+      const output = create(spec.rpc.output, await spec.implementation(services)(input, context));
+      return spec.response(output);
+    },
+  };
+}
+
+export function restCallContext(
+  method: DescMethodUnary,
+  request: FastifyRequest,
+  resolveAddress: AddressResolver,
+): HandlerContext {
+  const requestHeader = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string") requestHeader.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) requestHeader.append(name, item);
+  }
+  return createHandlerContext({
+    service: method.parent,
+    method,
+    protocolName: "rest",
+    requestMethod: request.method,
+    url: request.url,
+    requestHeader,
+    contextValues: callContext(resolveAddress(request.raw), request.headers.traceparent),
+  });
+}

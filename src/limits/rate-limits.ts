@@ -1,0 +1,148 @@
+// The rate-limit counters of the API: fixed one-minute windows per client in the
+// `tracking` and `general` buckets, and per client_id and caller IP on the token endpoint.
+//
+// Counters live in memory, or in Redis when a URL is given so that every instance spends
+// one shared budget. When Redis fails (down, slow), each instance counts in its own memory
+// instead: callers stay limited (per instance) and never see a 500 because of Redis.
+
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from "rate-limiter-flexible";
+
+export type Bucket = "tracking" | "general" | "token-client" | "token-ip";
+
+export interface LimitResult {
+  bucket: Bucket;
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends and the count starts again. */
+  resetSeconds: number;
+  allowed: boolean;
+}
+
+export interface RateLimitsOptions {
+  redisUrl?: string | undefined;
+  /** Prefix of every counter key (default "race-api"), so several services can share a Redis. */
+  keyPrefix?: string;
+  /** Called with every Redis failure: connection errors and calls answered from memory instead. */
+  onRedisError?: (error: unknown) => void;
+  /** Length of a window in seconds; 60 by the spec, shorter only in tests (headers still say w=60). */
+  windowSeconds?: number;
+  /** How long one Redis call may take before the count falls back to memory. */
+  redisTimeoutMs?: number;
+}
+
+/** The spec's window: every limit is per minute. */
+const WINDOW_SECONDS = 60;
+
+/** A 429 always says `Retry-After: 60`: fixed by the spec, not computed from the window. */
+export const RETRY_AFTER_SECONDS = 60;
+
+const BUCKETS: readonly Bucket[] = ["tracking", "general", "token-client", "token-ip"];
+
+// Limits differ per club but counters are shared, so each bucket's limiter is a pure
+// counter (a budget nobody reaches) and `consume` compares the count with the caller's limit.
+const UNREACHABLE_POINTS = Number.MAX_SAFE_INTEGER;
+
+interface Counter {
+  redis: RateLimiterRedis | null;
+  memory: RateLimiterMemory;
+}
+
+export class RateLimits {
+  private constructor(
+    private readonly counters: Record<Bucket, Counter>,
+    private readonly windowSeconds: number,
+    private readonly client: Redis | null,
+    private readonly onRedisError: (error: unknown) => void,
+  ) {}
+
+  static async create(options: RateLimitsOptions): Promise<RateLimits> {
+    const windowSeconds = options.windowSeconds ?? WINDOW_SECONDS;
+    if (!Number.isInteger(windowSeconds) || windowSeconds < 1) {
+      throw new RangeError(`windowSeconds must be a whole number of seconds, got ${windowSeconds}`);
+    }
+    const keyPrefix = options.keyPrefix ?? "race-api";
+    const onRedisError = options.onRedisError ?? (() => {});
+    const client = options.redisUrl ? await connect(options.redisUrl, options.redisTimeoutMs ?? 500, onRedisError) : null;
+
+    const counters = {} as Record<Bucket, Counter>;
+    for (const bucket of BUCKETS) {
+      const limiterOptions = { points: UNREACHABLE_POINTS, duration: windowSeconds, keyPrefix: `${keyPrefix}:ratelimit:${bucket}` };
+      counters[bucket] = {
+        redis: client ? new RateLimiterRedis({ ...limiterOptions, storeClient: client, rejectIfRedisNotReady: true }) : null,
+        memory: new RateLimiterMemory(limiterOptions),
+      };
+    }
+    return new RateLimits(counters, windowSeconds, client, onRedisError);
+  }
+
+  /** Counts one call of `key` in `bucket` and says whether it fits in `limit` per minute. */
+  async consume(bucket: Bucket, key: string, limit: number): Promise<LimitResult> {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    const counted = await this.count(bucket, key);
+    // Counting goes on past the limit, so a client that keeps calling stays refused until
+    // the window ends: a fixed window, no burst beyond the stated rate.
+    const resetSeconds = Math.min(this.windowSeconds, Math.max(1, Math.ceil(counted.msBeforeNext / 1000)));
+    return {
+      bucket,
+      limit,
+      remaining: Math.max(0, limit - counted.consumedPoints),
+      resetSeconds,
+      allowed: counted.consumedPoints <= limit,
+    };
+  }
+
+  /** Quits the Redis connection, if any. */
+  async close(): Promise<void> {
+    if (!this.client) return;
+    try {
+      await this.client.quit();
+    } catch {
+      // Not connected (Redis down): there is nothing to say goodbye to.
+    } finally {
+      this.client.disconnect();
+    }
+  }
+
+  private async count(bucket: Bucket, key: string): Promise<RateLimiterRes> {
+    const counter = this.counters[bucket];
+    if (counter.redis) {
+      // Written out rather than with the library's `insuranceLimiter` option, which
+      // falls back just the same but swallows the error we must report.
+      try {
+        return await counter.redis.consume(key);
+      } catch (error) {
+        this.onRedisError(error);
+      }
+    }
+    return counter.memory.consume(key);
+  }
+}
+
+/** The IETF draft headers (draft-ietf-httpapi-ratelimit-headers, structured fields) for a data answer. */
+export function rateLimitHeaders(result: LimitResult): Record<string, string> {
+  return {
+    "ratelimit-policy": `"${result.bucket}";q=${result.limit};w=${WINDOW_SECONDS}`,
+    "ratelimit": `"${result.bucket}";r=${result.remaining};t=${result.resetSeconds}`,
+  };
+}
+
+async function connect(url: string, timeoutMs: number, onRedisError: (error: unknown) => void): Promise<Redis> {
+  const client = new Redis(url, {
+    // Fail at once while disconnected instead of queueing: the call is counted in memory.
+    enableOfflineQueue: false,
+    // An increment in flight when the connection dropped was already counted in memory.
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: timeoutMs,
+    connectTimeout: Math.max(timeoutMs, 2000),
+    lazyConnect: true,
+  });
+  // Without a listener ioredis prints every failed reconnect; it keeps retrying either way.
+  client.on("error", onRedisError);
+  try {
+    await client.connect();
+  } catch {
+    // Redis down at start is no reason to stop: count in memory until it comes back.
+  }
+  return client;
+}

@@ -1,0 +1,52 @@
+// The composition root: builds, once per process, everything the listeners share
+// (service implementations, the guard and its caches, rate limits, the token
+// endpoint) from the configuration and a database pool.
+
+import type { Logger } from "pino";
+import { addressResolver, type AddressResolver } from "./auth/client-address.js";
+import { ClientStates } from "./auth/client-states.js";
+import { Guard } from "./auth/guard.js";
+import { KeyRing } from "./auth/key-ring.js";
+import { TokenEndpoint } from "./auth/token-endpoint.js";
+import { Tokens } from "./auth/tokens.js";
+import type { Config } from "./config.js";
+import { RateLimits } from "./limits/rate-limits.js";
+import { createServices, type Services } from "./services/routes.js";
+import type { Pool } from "./store/pool.js";
+
+export type RuntimeConfig = Pick<Config, "publicBaseUrl" | "trustProxy" | "redisUrl">;
+
+export interface Runtime {
+  pool: Pool;
+  logger: Logger;
+  services: Services;
+  tokenEndpoint: TokenEndpoint;
+  resolveAddress: AddressResolver;
+  /** `{errors_url}` of the spec: the page documenting every error code. */
+  errorsUrl: string;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: Logger): Promise<Runtime> {
+  let redisErrorLogged = 0;
+  const limits = await RateLimits.create({
+    redisUrl: config.redisUrl,
+    onRedisError: (error) => {
+      // Once a minute is enough to say the limiter runs on per-instance counters.
+      if (Date.now() - redisErrorLogged < 60_000) return;
+      redisErrorLogged = Date.now();
+      logger.warn({ err: error }, "Redis unavailable: rate limits count per instance until it is back");
+    },
+  });
+  const tokens = new Tokens(new KeyRing(pool), { issuer: config.publicBaseUrl, audience: `${config.publicBaseUrl}/api/v1` });
+  const guard = new Guard(tokens, new ClientStates(pool));
+  return {
+    pool,
+    logger,
+    services: createServices({ pool, guard, limits, logger }),
+    tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
+    resolveAddress: addressResolver(config.trustProxy),
+    errorsUrl: `${config.publicBaseUrl}/docs/errors`,
+    close: () => limits.close(),
+  };
+}

@@ -1,0 +1,15 @@
+// What every surface (Connect on HTTP/1.1, the gRPC listener, the REST gateway) hands
+// a service call besides the request message: the caller's address and a trace id.
+
+import { randomBytes } from "node:crypto";
+import { createContextKey, createContextValues, type ContextValues } from "@connectrpc/connect";
+
+export const callerAddress = createContextKey<string>("", { description: "caller IP address" });
+export const traceId = createContextKey<string>("", { description: "trace id of the call" });
+
+/** A W3C traceparent's trace id when the caller sent one, otherwise a new one. */
+export function callContext(address: string, traceparent: string | string[] | undefined): ContextValues {
+  const incoming = typeof traceparent === "string" ? /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/.exec(traceparent)?.[1] : undefined;
+  const id = incoming && !/^0+$/.test(incoming) ? incoming : randomBytes(16).toString("hex");
+  return createContextValues().set(callerAddress, address).set(traceId, id);
+}

@@ -1,0 +1,55 @@
+// Wraps every data RPC in the rules that apply to all of them, in one place: the
+// guard (token, client, IP, scope), the client's rate-limit bucket and its headers,
+// and the one error path (typed errors become ConnectErrors; a database that does
+// not answer becomes API_UNAVAILABLE; anything else is logged and becomes
+// INTERNAL_ERROR with the same trace id, never a driver message).
+
+import { ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { Logger } from "pino";
+import type { Caller, Guard } from "../auth/guard.js";
+import type { Scope } from "../auth/scopes.js";
+import { ApiError, TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
+import { rateLimitHeaders, type RateLimits } from "../limits/rate-limits.js";
+import { isDatabaseUnavailable } from "../store/unavailable.js";
+import { callerAddress, traceId } from "./context.js";
+
+export interface GuardedDeps {
+  guard: Guard;
+  limits: RateLimits;
+  logger: Logger;
+}
+
+export interface CallPolicy {
+  scope: Scope;
+  /** tracking: the tracking:read endpoints; general: every other data call. */
+  bucket: "tracking" | "general";
+}
+
+export type GuardedHandler<I, O> = (request: I, caller: Caller, context: HandlerContext) => Promise<O>;
+
+export function guarded<I, O>(deps: GuardedDeps, policy: CallPolicy, handler: GuardedHandler<I, O>): (request: I, context: HandlerContext) => Promise<O> {
+  return async (request, context) => {
+    const trace = context.values.get(traceId);
+    context.responseHeader.set(TRACE_ID_HEADER, trace);
+    try {
+      const caller = await deps.guard.authorize(context.requestHeader.get("authorization"), context.values.get(callerAddress), policy.scope);
+      const limit = await deps.limits.consume(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
+      const headers = rateLimitHeaders(limit);
+      if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
+      for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
+      return await handler(request, caller, context);
+    } catch (error) {
+      throw rpcError(error, trace, deps.logger, context);
+    }
+  };
+}
+
+function rpcError(error: unknown, trace: string, logger: Logger, context: HandlerContext): ConnectError {
+  if (error instanceof ApiError) return toConnectError(error, trace);
+  if (isDatabaseUnavailable(error)) {
+    logger.warn({ traceId: trace, err: error, rpc: context.method.name }, "read model unavailable");
+    return toConnectError(new ApiError("API_UNAVAILABLE"), trace);
+  }
+  logger.error({ traceId: trace, err: error, rpc: context.method.name }, "unexpected error");
+  return toConnectError(new ApiError("INTERNAL_ERROR"), trace);
+}

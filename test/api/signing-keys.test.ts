@@ -1,0 +1,61 @@
+// Signing keys live in the database: every instance accepts every other's tokens,
+// a rotation keeps old tokens valid, and a retired key's tokens die within 5 s.
+
+import { decodeProtectedHeader } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { raceApi } from "../support/cli.js";
+import { useFreshDatabase } from "../support/database.js";
+import { bearer, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
+
+const db = useFreshDatabase();
+let first: Api;
+let second: Api;
+beforeAll(async () => {
+  await seedIdentities(db);
+  [first, second] = await Promise.all([startApi(db), startApi(db)]);
+});
+afterAll(async () => {
+  await first?.close();
+  await second?.close();
+});
+
+const events = (api: Api, token: string) => fetch(`${api.url}/api/v1/events`, { headers: bearer(token) }).then((r) => r.status);
+
+describe("signing keys", () => {
+  it("make a token of one instance valid on another", async () => {
+    expect(await events(second, await tokenFor(first.url, "overlay"))).toBe(200);
+    expect(await events(first, await tokenFor(second.url, "overlay"))).toBe(200);
+  });
+
+  it("rotate with race-api keys: new tokens use the new key, old tokens stay valid until the old key is retired", async () => {
+    const oldToken = await tokenFor(first.url, "overlay");
+    const oldKid = decodeProtectedHeader(oldToken).kid!;
+
+    const rotated = await raceApi(["keys", "rotate"], { DATABASE_URL: db.url });
+    expect(rotated.code).toBe(0);
+    const [, newKid] = /new signing key (\S+);/.exec(rotated.stdout)!;
+    // The ring re-reads keys at most every 5 s.
+    await new Promise((resolve) => setTimeout(resolve, 5100));
+    const newToken = await tokenFor(first.url, "overlay");
+    expect(decodeProtectedHeader(newToken).kid).toBe(newKid);
+    expect(await events(second, oldToken)).toBe(200);
+    expect(await events(second, newToken)).toBe(200);
+
+    const retired = await raceApi(["keys", "retire", oldKid], { DATABASE_URL: db.url });
+    expect(retired).toMatchObject({ code: 0, stdout: expect.stringContaining(`retired ${oldKid}`) });
+    await new Promise((resolve) => setTimeout(resolve, 5100));
+    for (const api of [first, second]) {
+      expect(await events(api, oldToken)).toBe(401);
+      expect(await events(api, newToken)).toBe(200);
+    }
+    const listed = await raceApi(["keys", "list"], { DATABASE_URL: db.url });
+    expect(listed.stdout).toMatch(new RegExp(`${oldKid}  ES256  created \\S+  retired`));
+    expect(listed.stdout).toMatch(new RegExp(`${newKid}  ES256  created \\S+  active`));
+  });
+
+  it("refuses to retire a key that is not active", async () => {
+    const { code, stderr } = await raceApi(["keys", "retire", "no-such-kid"], { DATABASE_URL: db.url });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe("race-api: no active signing key no-such-kid");
+  });
+});

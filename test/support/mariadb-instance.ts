@@ -1,0 +1,155 @@
+// A private MariaDB server for tests that stop, freeze or restart the database: its own
+// temporary data directory and port, so the server other test files share is never touched.
+
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import mysql from "mysql2/promise";
+import { ensureLocalServer } from "../../src/store/local-server.js";
+
+const run = promisify(execFile);
+
+const MARIADBD = "/usr/sbin/mariadbd";
+const DATABASE = "race_api_test";
+const USER = "race_api";
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 60_000;
+// Small enough for a test machine; the redo log size is given to the installer too, so it never resizes.
+const SERVER_OPTIONS = ["--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M", "--skip-log-bin", "--performance-schema=OFF", "--skip-name-resolve"];
+
+export interface MariaDbInstance {
+  /** `mysql://race_api:<password>@127.0.0.1:<port>/race_api_test`; the user may do anything on this server. */
+  readonly url: string;
+  readonly port: number;
+  /** Clean shutdown (SIGTERM); resolves once the process has exited. */
+  stop(): Promise<void>;
+  /** Starts the server again on the same port and data directory; resolves once it answers. */
+  start(): Promise<void>;
+  /** SIGSTOP: the server keeps its sockets but answers nothing, like a hung host. */
+  freeze(): void;
+  /** SIGCONT after `freeze`. */
+  thaw(): void;
+  /** Stops the server and removes its data directory. */
+  destroy(): Promise<void>;
+}
+
+export async function startMariaDbInstance(): Promise<MariaDbInstance> {
+  if (!existsSync(MARIADBD)) await ensureLocalServer(); // installs Debian's mariadb-server
+  const asRoot = process.getuid?.() === 0;
+  const dir = await mkdtemp(join(tmpdir(), "race-api-mariadb-"));
+  // mariadbd drops to the mysql user when started as root; that user must own its files.
+  if (asRoot) await run("chown", ["mysql:mysql", dir]);
+  const dataDir = join(dir, "data");
+  const socket = join(dir, "mysqld.sock");
+  const logFile = join(dir, "mariadbd.log");
+  const userOption = asRoot ? ["--user=mysql"] : [];
+  // "normal" gives root@localhost an empty password; it is reachable only through the
+  // socket in our private directory once the TCP root accounts are dropped below.
+  await run("mariadb-install-db", ["--no-defaults", `--datadir=${dataDir}`, ...userOption, "--auth-root-authentication-method=normal", "--skip-test-db", ...SERVER_OPTIONS]);
+  const port = await freePort();
+  const password = randomBytes(12).toString("hex");
+
+  let server: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  const killOnExit = () => server?.kill("SIGKILL");
+  process.once("exit", killOnExit);
+
+  const start = async () => {
+    if (server) return;
+    const log = openSync(logFile, "a");
+    const child = spawn(
+      MARIADBD,
+      ["--no-defaults", `--datadir=${dataDir}`, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`, `--pid-file=${join(dir, "mariadbd.pid")}`, ...userOption, ...SERVER_OPTIONS],
+      { stdio: ["ignore", log, log] },
+    );
+    closeSync(log);
+    server = child;
+    exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    void exited.then(() => {
+      if (server === child) server = null;
+    });
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`mariadbd exited at start:\n${tail(logFile)}`);
+      if (await answers(socket)) return;
+      if (Date.now() > deadline) throw new Error(`mariadbd did not answer within ${START_TIMEOUT_MS} ms:\n${tail(logFile)}`);
+      await sleep(50);
+    }
+  };
+
+  const stop = async () => {
+    const child = server;
+    if (!child) return;
+    child.kill("SIGCONT"); // a frozen server would never see the SIGTERM
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const destroy = async () => {
+    await stop();
+    process.removeListener("exit", killOnExit);
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await start();
+    const root = await mysql.createConnection({ socketPath: socket, user: "root" });
+    try {
+      await root.query(`CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      await root.query("CREATE USER ?@'127.0.0.1' IDENTIFIED BY ?", [USER, password]);
+      await root.query("GRANT ALL PRIVILEGES ON *.* TO ?@'127.0.0.1' WITH GRANT OPTION", [USER]);
+      await root.query("DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1'");
+    } finally {
+      await root.end();
+    }
+  } catch (error) {
+    await destroy();
+    throw error;
+  }
+
+  return {
+    url: `mysql://${USER}:${password}@127.0.0.1:${port}/${DATABASE}`,
+    port,
+    start,
+    stop,
+    freeze: () => void server?.kill("SIGSTOP"),
+    thaw: () => void server?.kill("SIGCONT"),
+    destroy,
+  };
+}
+
+async function answers(socket: string): Promise<boolean> {
+  try {
+    const conn = await mysql.createConnection({ socketPath: socket, user: "root", connectTimeout: 1000 });
+    await conn.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+function tail(file: string): string {
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(-20).join("\n") : "(no log)";
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

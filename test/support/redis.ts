@@ -1,0 +1,144 @@
+// Brings up a private Redis for tests: Debian's redis-server (installed on first use) on a
+// free port of 127.0.0.1, without persistence, as a child of the calling process. Private,
+// so a test may stop and restart it ("Redis goes down") without disturbing anyone else.
+
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer, connect as tcpConnect } from "node:net";
+import { tmpdir } from "node:os";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const HOST = "127.0.0.1";
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** Stops the server (and is harmless when it is already stopped). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty: nothing is persisted. */
+  start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open, calls get no answer. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT); it then answers what it was sent meanwhile. */
+  resume(): void;
+}
+
+export async function ensureRedisServer(log: (message: string) => void = () => {}): Promise<RedisServer> {
+  const binary = await installedRedisServer(log);
+  // Another process may take the free port before redis-server binds it: try another.
+  let port = 0;
+  let child: ChildProcess | null = null;
+  for (let attempt = 1; !child; attempt++) {
+    port = await freePort();
+    try {
+      child = await startRedis(binary, port);
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+  log(`redis-server answers on ${HOST}:${port}`);
+  // A test process that ends without calling stop() must not leave a server behind.
+  const killOnExit = () => child?.kill("SIGKILL");
+  process.once("exit", killOnExit);
+
+  const server: RedisServer = {
+    url: `redis://${HOST}:${port}`,
+    port,
+    async start() {
+      if (child) return;
+      child = await startRedis(binary, port);
+      log(`redis-server answers on ${HOST}:${port}`);
+    },
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
+    },
+    async stop() {
+      const running = child;
+      child = null;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise((resolve) => running.once("exit", resolve));
+      running.kill("SIGCONT");
+      running.kill("SIGTERM");
+      await exited;
+    },
+  };
+  return server;
+}
+
+async function startRedis(binary: string, port: number): Promise<ChildProcess> {
+  const child = spawn(
+    binary,
+    ["--port", String(port), "--bind", HOST, "--save", "", "--appendonly", "no", "--dir", tmpdir(), "--logfile", ""],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const deadline = Date.now() + 10_000;
+  while (!(await pings(port))) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`redis-server did not answer PING on ${HOST}:${port} within 10 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return child;
+}
+
+async function installedRedisServer(log: (message: string) => void): Promise<string> {
+  const known = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((path) => existsSync(path));
+  if (known) return known;
+  if (process.getuid?.() !== 0) throw new Error("redis-server is not installed; install Debian's redis-server package.");
+  log("installing Debian's redis-server (first run on this machine)");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  // Test files run in parallel: wait for another file's install rather than fail on dpkg's lock.
+  const lockWait = ["-o", "DPkg::Lock::Timeout=300"];
+  const install = () => run("apt-get", [...lockWait, "install", "-y", "--no-install-recommends", "redis-server"], { env });
+  try {
+    await install();
+  } catch {
+    // A fresh machine has no package lists yet.
+    await run("apt-get", [...lockWait, "update"], { env });
+    await install();
+  }
+  return "/usr/bin/redis-server";
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** True when a Redis on `port` answers PING with PONG. */
+function pings(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host: HOST, port, timeout: 1000 });
+    let reply = "";
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+    socket.once("close", () => done(false));
+  });
+}
