@@ -58,7 +58,7 @@ median of ${RUNS} runs
 async function inFreshDatabase(work: (pool: Pool) => Promise<unknown>): Promise<number> {
   const url = withDatabase(server, `race_api_bench_${randomBytes(4).toString("hex")}`);
   await createDatabase(url);
-  const pool = createPool(url, { connectionLimit: 2 });
+  const pool = createPool(url, { connectionLimit: 2, statementTimeoutMs: 0 });
   try {
     await migrate(pool);
     const started = performance.now();

@@ -8,12 +8,12 @@ import { KEYS_USAGE, keysCommand } from "./keys-cli.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { runDemo } from "./demo.js";
 import { importScenarioFile, ScenarioRejected } from "./scenario/import.js";
-import { createRuntime } from "./runtime.js";
+import { createRuntime, servingPoolOptions } from "./runtime.js";
 import { startServer } from "./server.js";
 import { untilStopSignal } from "./stop-signal.js";
 import { resolveDatabaseUrl } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
-import { createPool, type Pool } from "./store/pool.js";
+import { createPool, type Pool, type PoolOptions } from "./store/pool.js";
 
 const USAGE = `Usage: race-api <command> [arguments]
 
@@ -84,15 +84,15 @@ export async function main(argv: string[]): Promise<number> {
 
 async function serve(config: Config): Promise<number> {
   const log = logger(config);
+  await withPool(config, log, (pool) => migrate(pool).then(() => 0));
   return withPool(config, log, async (pool) => {
-    await migrate(pool);
     const runtime = await createRuntime(config, pool, log);
     const server = await startServer(config, runtime);
     const signal = await untilStopSignal();
     log.info({ signal }, "shutting down: finishing in-flight requests");
     await server.close();
     await runtime.close();
-  });
+  }, servingPoolOptions(config));
 }
 
 async function importFile(config: Config, args: string[]): Promise<number> {
@@ -113,9 +113,13 @@ async function importFile(config: Config, args: string[]): Promise<number> {
   });
 }
 
-async function withPool(config: Config, log: Logger, work: (pool: Pool) => Promise<void | number>): Promise<number> {
+/**
+ * Runs `work` with a pool on the configured database. Administrative work (migrations,
+ * imports, client changes) has no statement time limit; serving passes its own limits.
+ */
+async function withPool(config: Config, log: Logger, work: (pool: Pool) => Promise<void | number>, options: PoolOptions = { statementTimeoutMs: 0 }): Promise<number> {
   const url = await resolveDatabaseUrl(config.databaseUrl, LOCAL_DATABASE, (message) => log.info(message));
-  const pool = createPool(url, { connectionLimit: config.databasePoolSize });
+  const pool = createPool(url, { connectionLimit: config.databasePoolSize, ...options });
   try {
     return (await work(pool)) ?? 0;
   } finally {

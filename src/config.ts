@@ -10,6 +10,10 @@ export interface Config {
   /** Unset: the local MariaDB that store/local-server.ts provides. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** Longest a serving query may run before the answer is 503 API_UNAVAILABLE. */
+  databaseStatementTimeoutMs: number;
+  /** Queries waiting for a connection beyond which a query fails at once (503); 0 = unbounded. */
+  databaseQueueLimit: number;
   publicBaseUrl: string;
   logLevel: LogLevel;
   /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, or proxy-addr's names such as `loopback`); empty: none. */
@@ -41,6 +45,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     grpcPort: portNumber(env, "GRPC_PORT", 8081),
     databaseUrl: databaseUrl(env),
     databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    databaseStatementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
+    databaseQueueLimit: integer(env, "DATABASE_QUEUE_LIMIT", 100, 0, 100_000),
     publicBaseUrl: baseUrl(env, `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustedProxies(env),

@@ -7,7 +7,7 @@ import { pino } from "pino";
 import type { Config } from "./config.js";
 import { importScenario } from "./scenario/import.js";
 import type { Scenario } from "./scenario/types.js";
-import { createRuntime } from "./runtime.js";
+import { createRuntime, servingPoolOptions } from "./runtime.js";
 import { startServer } from "./server.js";
 import { startReplay } from "./sim/replay.js";
 import { simulateScenario } from "./sim/simulate.js";
@@ -36,7 +36,7 @@ export async function runDemo(config: Config): Promise<number> {
     await dropDatabase(url);
     await createDatabase(url);
   }
-  const pool = createPool(url, { connectionLimit: config.databasePoolSize });
+  const pool = createPool(url, servingPoolOptions(config));
   try {
     await migrate(pool);
     // A configured database may hold earlier demo runs: a new seed gives this run its own ids.

@@ -12,7 +12,7 @@ import { Tokens } from "./auth/tokens.js";
 import type { Config } from "./config.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { createServices, type Services } from "./services/routes.js";
-import type { Pool } from "./store/pool.js";
+import type { Pool, PoolOptions } from "./store/pool.js";
 
 export type RuntimeConfig = Pick<Config, "publicBaseUrl" | "trustProxy" | "redisUrl">;
 
@@ -25,6 +25,11 @@ export interface Runtime {
   /** `{errors_url}` of the spec: the page documenting every error code. */
   errorsUrl: string;
   close(): Promise<void>;
+}
+
+/** A serving pool answers in time or fails: a slow read model becomes 503, not a hung request. */
+export function servingPoolOptions(config: Pick<Config, "databasePoolSize" | "databaseStatementTimeoutMs" | "databaseQueueLimit">): PoolOptions {
+  return { connectionLimit: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs, queueLimit: config.databaseQueueLimit };
 }
 
 export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: Logger): Promise<Runtime> {
