@@ -11,6 +11,7 @@ import { TokenEndpoint } from "./auth/token-endpoint.js";
 import { Tokens } from "./auth/tokens.js";
 import type { Config } from "./config.js";
 import { RateLimits } from "./limits/rate-limits.js";
+import { RaceDirectory } from "./services/race-access.js";
 import { createServices, type Services } from "./services/routes.js";
 import type { Pool, PoolOptions } from "./store/pool.js";
 
@@ -48,7 +49,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
   return {
     pool,
     logger,
-    services: createServices({ pool, guard, limits, logger }),
+    services: createServices({ pool, guard, limits, logger, races: new RaceDirectory(pool) }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     resolveAddress: addressResolver(config.trustProxy),
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,

@@ -4,7 +4,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as reflection from "../gen/grpc/reflection/v1/reflection_pb.js";
-import { GetRaceLiveRequestSchema, GetRaceLiveResponseSchema } from "../gen/racing/v1/race_live_pb.js";
+import { GetLiveInsightsRequestSchema, GetLiveInsightsResponseSchema } from "../gen/racing/v1/live_insights_pb.js";
 import { buildApp } from "../src/app.js";
 import type { Runtime } from "../src/runtime.js";
 import { startServer, type RunningServer } from "../src/server.js";
@@ -54,7 +54,7 @@ describe("HTTP/1.1 listener", () => {
   });
 
   it("serves the Connect protocol on the same services", async () => {
-    const response = await fetch(`${server.httpUrl}/racing.v1.RaceLiveService/GetRaceLive`, {
+    const response = await fetch(`${server.httpUrl}/racing.v1.LiveInsightsService/GetLiveInsights`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ raceId: "00000000-0000-4000-8000-000000000000" }),
@@ -80,11 +80,11 @@ describe("gRPC listener (h2c)", () => {
   });
 
   it("routes racing.v1 calls to the same implementations", async () => {
-    const error = await unary(client, "/racing.v1.RaceLiveService/GetRaceLive", GetRaceLiveRequestSchema, GetRaceLiveResponseSchema, { raceId: "x" }).then(
+    const error = await unary(client, "/racing.v1.LiveInsightsService/GetLiveInsights", GetLiveInsightsRequestSchema, GetLiveInsightsResponseSchema, { raceId: "x" }).then(
       () => null,
       (e: grpc.ServiceError) => e,
     );
-    expect(error?.details).toContain("GetRaceLive is not implemented");
+    expect(error?.details).toContain("GetLiveInsights is not implemented");
   });
 });
 

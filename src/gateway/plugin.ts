@@ -12,7 +12,8 @@ import type { TokenEndpoint } from "../auth/token-endpoint.js";
 import { ApiError, describeRpcError, errorHeaders, TRACE_ID_HEADER } from "../errors/api-error.js";
 import { callContext, traceId } from "../services/context.js";
 import type { Services } from "../services/routes.js";
-import { matchesIfNoneMatch, strongEtag } from "./http-cache.js";
+import { chooseEncoding, encodedBody } from "./encoded-body.js";
+import { matchesIfNoneMatch } from "./http-cache.js";
 import { sendProblem } from "./problem.js";
 import { restCallContext, type RestRoute } from "./rpc-call.js";
 import { REST_ROUTES } from "./routes.js";
@@ -63,12 +64,14 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
   const context = restCallContext(route.rpc, request, deps.resolveAddress);
   const trace = context.values.get(traceId);
   try {
-    const body = JSON.stringify(await route.call(deps.services, request, context));
-    const etag = strongEtag(body);
-    const headers: Record<string, string> = { ...Object.fromEntries(context.responseHeader), etag };
-    // 304 carries the same validators and freshness as the 200 it stands for.
-    if (matchesIfNoneMatch(request.headers["if-none-match"], etag)) return reply.code(304).headers(headers).send();
-    return reply.headers(headers).type("application/json").send(body);
+    const message = await route.call(deps.services, request, context);
+    const encoded = encodedBody(message, () => route.json(message));
+    const representation = await encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
+    const headers: Record<string, string> = { ...Object.fromEntries(context.responseHeader), etag: representation.etag, vary: "Accept-Encoding" };
+    // 304 carries the same validators and freshness (Cache-Control, X-Data-As-Of) as the 200 it stands for.
+    if (encoded.tags().some((tag) => matchesIfNoneMatch(request.headers["if-none-match"], tag))) return reply.code(304).headers(headers).send();
+    if (representation.encoding !== "identity") headers["content-encoding"] = representation.encoding;
+    return reply.headers(headers).type("application/json").send(representation.body);
   } catch (error) {
     return sendProblem(reply, deps.errorsUrl, problemOf(error, trace, deps.logger));
   }

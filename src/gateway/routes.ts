@@ -4,6 +4,10 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { FastifyRequest } from "fastify";
 import { EventService, type ListEventsResponse } from "../../gen/racing/v1/event_pb.js";
+import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { TrackService } from "../../gen/racing/v1/track_pb.js";
+import { raceLiveJson } from "./race-live-json.js";
+import { trackPageJson, trackPageRequest } from "./track-json.js";
 import { ApiError } from "../errors/api-error.js";
 import { restRoute, type RestRoute } from "./rpc-call.js";
 
@@ -14,6 +18,20 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.events.listEvents,
     request: (request) => ({ page: intParam(request, "page"), pageSize: intParam(request, "pageSize") }),
     response: eventsPage,
+  }),
+  restRoute({
+    path: "/races/:raceId/live",
+    rpc: RaceLiveService.method.getRaceLive,
+    implementation: (services) => services.raceLive.getRaceLive,
+    request: (request) => ({ raceId: (request.params as { raceId: string }).raceId }),
+    response: raceLiveJson,
+  }),
+  restRoute({
+    path: "/races/:raceId/track",
+    rpc: TrackService.method.getTrackPage,
+    implementation: (services) => services.track.getTrackPage,
+    request: trackPageRequest,
+    response: trackPageJson,
   }),
 ];
 
@@ -34,12 +52,12 @@ function eventsPage(page: ListEventsResponse) {
 }
 
 /** ISO 8601 UTC with milliseconds, or null for an unset timestamp. */
-function dateTime(timestamp: Timestamp | undefined): string | null {
+export function dateTime(timestamp: Timestamp | undefined): string | null {
   return timestamp ? timestampDate(timestamp).toISOString() : null;
 }
 
 /** A query value that must be a whole number (int32); ranges are the RPC's rule. */
-function intParam(request: FastifyRequest, name: string): number | undefined {
+export function intParam(request: FastifyRequest, name: string): number | undefined {
   const value = (request.query as Record<string, string | string[] | undefined>)[name];
   if (value === undefined) return undefined;
   if (typeof value !== "string" || !/^[+-]?\d{1,10}$/.test(value) || Math.abs(Number(value)) > 2 ** 31 - 1) {

@@ -29,8 +29,10 @@ export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> {
 export interface RestRoute {
   path: string;
   rpc: DescMethodUnary;
-  /** The JSON answer of the call, or the RPC's ConnectError. */
-  call(services: Services, request: FastifyRequest, context: HandlerContext): Promise<unknown>;
+  /** The answer message of the call, or the RPC's ConnectError. */
+  call(services: Services, request: FastifyRequest, context: HandlerContext): Promise<object>;
+  /** The answer message as the spec's JSON. */
+  json(message: object): unknown;
 }
 
 export function restRoute<I extends DescMessage, O extends DescMessage>(spec: RestRouteSpec<I, O>): RestRoute {
@@ -39,9 +41,10 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
     rpc: spec.rpc as DescMethodUnary,
     async call(services, request, context) {
       const input = create(spec.rpc.input, spec.request(request));
-      const output = create(spec.rpc.output, await spec.implementation(services)(input, context));
-      return spec.response(output);
+      // A message the service returns as such (a cached answer) is kept as it is.
+      return create(spec.rpc.output, await spec.implementation(services)(input, context));
     },
+    json: (message) => spec.response(message as MessageShape<O>),
   };
 }
 

@@ -134,7 +134,7 @@ describe("validators and cache headers", () => {
   it("sends a strong ETag and Cache-Control, and answers If-None-Match with 304", async () => {
     const first = await list();
     const etag = first.headers.get("etag")!;
-    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    expect(etag).toMatch(/^"[\w-]{27}(-gzip|-br)?"$/);
     expect(first.headers.get("cache-control")).toBe("private, max-age=30");
     expect(first.headers.get("ratelimit-policy")).toBe('"general";q=60;w=60');
 
