@@ -4,6 +4,7 @@
 // every answer says Cache-Control: no-store.
 
 import type { Logger } from "pino";
+import { ApiError } from "../errors/api-error.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { rateLimitHeaders, type RateLimits } from "../limits/rate-limits.js";
 import { findClientState } from "../store/clients.js";
@@ -31,16 +32,6 @@ export interface TokenAnswer {
   body: Record<string, unknown>;
 }
 
-class TokenError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    readonly params: Record<string, string> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(code);
-  }
-}
-
 /** Token endpoint answers for errors whose data-call status differs (RFC 6749 5.2 and the spec's table). */
 const TOKEN_STATUS: Partial<Record<ErrorCode, number>> = { API_CLIENT_DISABLED: 400, API_CLIENT_EXPIRED: 400, API_IP_NOT_ALLOWED: 400 };
 /** RFC 6749 has no code for these; registered extension values and its server_error. */
@@ -66,17 +57,17 @@ export class TokenEndpoint {
     await this.countCall("token-ip", request.address);
     const form = parseForm(request);
     const credentials = clientCredentials(request.authorization, form);
-    if (form.get("grant_type") !== "client_credentials") throw new TokenError("API_GRANT_TYPE_UNSUPPORTED");
+    if (form.get("grant_type") !== "client_credentials") throw new ApiError("API_GRANT_TYPE_UNSUPPORTED");
     await this.countCall("token-client", credentials.clientId);
 
     const state = await findClientState(this.deps.pool, credentials.clientId);
     const secretMatches = await verifySecret(credentials.secret, state?.secretHash ?? (await this.dummyHash));
     if (!state || !secretMatches) {
-      throw new TokenError("API_CLIENT_CREDENTIALS_INVALID", {}, credentials.viaBasic ? { "www-authenticate": 'Basic realm="race-api"' } : {});
+      throw new ApiError("API_CLIENT_CREDENTIALS_INVALID", {}, credentials.viaBasic ? { "www-authenticate": 'Basic realm="race-api"' } : {});
     }
-    if (state.disabled) throw new TokenError("API_CLIENT_DISABLED");
-    if (state.expiresAt && state.expiresAt.getTime() <= Date.now()) throw new TokenError("API_CLIENT_EXPIRED");
-    if (!parseAllowlist(state.ipAllowlist).allows(request.address)) throw new TokenError("API_IP_NOT_ALLOWED");
+    if (state.disabled) throw new ApiError("API_CLIENT_DISABLED");
+    if (state.expiresAt && state.expiresAt.getTime() <= Date.now()) throw new ApiError("API_CLIENT_EXPIRED");
+    if (!parseAllowlist(state.ipAllowlist).allows(request.address)) throw new ApiError("API_IP_NOT_ALLOWED");
 
     const scopes = grantedScopes(form.get("scope"), state.scopes);
     const { token, expiresIn } = await this.deps.tokens.issue(state.clientId, scopes, state.secretVersion);
@@ -85,16 +76,16 @@ export class TokenEndpoint {
 
   private async countCall(bucket: "token-ip" | "token-client", key: string): Promise<void> {
     const limit = await this.deps.limits.consume(bucket, key, TOKEN_REQUESTS_PER_MINUTE);
-    if (!limit.allowed) throw new TokenError("RATE_LIMIT_EXCEEDED", {}, rateLimitHeaders(limit));
+    if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, rateLimitHeaders(limit));
   }
 
   private errorAnswer(error: unknown): TokenAnswer {
-    let tokenError: TokenError;
-    if (error instanceof TokenError) tokenError = error;
-    else if (isDatabaseUnavailable(error)) tokenError = new TokenError("API_UNAVAILABLE");
+    let tokenError: ApiError;
+    if (error instanceof ApiError) tokenError = error;
+    else if (isDatabaseUnavailable(error)) tokenError = new ApiError("API_UNAVAILABLE");
     else {
       this.deps.logger.error({ err: error }, "token endpoint failed");
-      tokenError = new TokenError("INTERNAL_ERROR");
+      tokenError = new ApiError("INTERNAL_ERROR");
     }
     const spec = ERROR_CODES[tokenError.code];
     const headers = { ...noStore(), ...tokenError.headers };
@@ -112,11 +103,11 @@ function noStore(): Record<string, string> {
 
 function parseForm(request: TokenRequest): URLSearchParams {
   const mediaType = (request.contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (mediaType !== FORM_CONTENT_TYPE) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+  if (mediaType !== FORM_CONTENT_TYPE) throw new ApiError("API_TOKEN_REQUEST_INVALID");
   const form = new URLSearchParams(request.body);
   // RFC 6749 3.2: request parameters must not be included more than once.
   const names = [...form.keys()];
-  if (new Set(names).size !== names.length) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+  if (new Set(names).size !== names.length) throw new ApiError("API_TOKEN_REQUEST_INVALID");
   return form;
 }
 
@@ -130,17 +121,17 @@ interface Credentials {
 function clientCredentials(authorization: string | undefined, form: URLSearchParams): Credentials {
   const inBody = form.has("client_id") || form.has("client_secret");
   if (authorization !== undefined) {
-    if (inBody) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+    if (inBody) throw new ApiError("API_TOKEN_REQUEST_INVALID");
     const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
-    if (!match) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+    if (!match) throw new ApiError("API_TOKEN_REQUEST_INVALID");
     const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
-    if (colon < 0) throw new TokenError("API_TOKEN_REQUEST_INVALID");
+    if (colon < 0) throw new ApiError("API_TOKEN_REQUEST_INVALID");
     return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)), viaBasic: true };
   }
   const clientId = form.get("client_id");
   const secret = form.get("client_secret");
-  if (!clientId || secret === null) throw new TokenError("API_CLIENT_CREDENTIALS_INVALID");
+  if (!clientId || secret === null) throw new ApiError("API_CLIENT_CREDENTIALS_INVALID");
   return { clientId, secret, viaBasic: false };
 }
 
@@ -148,7 +139,7 @@ function formDecode(value: string): string {
   try {
     return decodeURIComponent(value.replace(/\+/g, " "));
   } catch {
-    throw new TokenError("API_TOKEN_REQUEST_INVALID");
+    throw new ApiError("API_TOKEN_REQUEST_INVALID");
   }
 }
 
@@ -157,6 +148,6 @@ function grantedScopes(requested: string | null, held: readonly string[]): strin
   if (requested === null || requested.trim() === "") return held.filter(isScope);
   const asked = [...new Set(requested.split(" ").filter(Boolean))];
   const refused = asked.find((scope) => !isScope(scope) || !held.includes(scope));
-  if (refused !== undefined) throw new TokenError("API_SCOPE_INVALID", { scope: refused });
+  if (refused !== undefined) throw new ApiError("API_SCOPE_INVALID", { scope: refused });
   return asked;
 }

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
 import { ApiError, describeRpcError, errorHeaders, TRACE_ID_HEADER } from "../errors/api-error.js";
-import { callContext, traceId } from "../services/context.js";
+import { traceId, traceIdFrom } from "../services/context.js";
 import type { Services } from "../services/routes.js";
 import { chooseEncoding, encodedBody } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
@@ -48,12 +48,12 @@ export function gateway(deps: GatewayDeps) {
     }
 
     api.setNotFoundHandler((request, reply) => {
-      const trace = callContext("", request.headers.traceparent).get(traceId);
+      const trace = traceIdFrom(request.headers.traceparent);
       return sendProblem(reply, deps.errorsUrl, { code: "API_ROUTE_NOT_FOUND", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
     });
 
     api.setErrorHandler((error, request, reply) => {
-      const trace = callContext("", request.headers.traceparent).get(traceId);
+      const trace = traceIdFrom(request.headers.traceparent);
       deps.logger.error({ traceId: trace, err: error, url: request.url }, "gateway failed");
       return sendProblem(reply, deps.errorsUrl, { code: "INTERNAL_ERROR", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
     });

@@ -7,9 +7,12 @@ import { createContextKey, createContextValues, type ContextValues } from "@conn
 export const callerAddress = createContextKey<string>("", { description: "caller IP address" });
 export const traceId = createContextKey<string>("", { description: "trace id of the call" });
 
-/** A W3C traceparent's trace id when the caller sent one, otherwise a new one. */
 export function callContext(address: string, traceparent: string | string[] | undefined): ContextValues {
+  return createContextValues().set(callerAddress, address).set(traceId, traceIdFrom(traceparent));
+}
+
+/** A W3C traceparent's trace id when the caller sent a valid one, otherwise a new one. */
+export function traceIdFrom(traceparent: string | string[] | undefined): string {
   const incoming = typeof traceparent === "string" ? /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/.exec(traceparent)?.[1] : undefined;
-  const id = incoming && !/^0+$/.test(incoming) ? incoming : randomBytes(16).toString("hex");
-  return createContextValues().set(callerAddress, address).set(traceId, id);
+  return incoming && !/^0+$/.test(incoming) ? incoming : randomBytes(16).toString("hex");
 }

@@ -1,0 +1,167 @@
+// The race endpoints under load, each against a baseline measured in the same run
+// (these machines are noisy: compare ratios, quote medians):
+//
+//  (a) the cached live endpoint over REST vs a bare Fastify route sending the same
+//      bytes: requests/s and p99 latency (goal: ratio >= 0.85);
+//  (b) an uncached 10-minute track page of 100 boats over REST vs the plain mysql2
+//      query of the same rows (goal: ratio <= 1.5);
+//  (c) SELECTs the database runs while 200 clients poll one live race (goal: one
+//      live read per 2 s);
+//  (d) the server process's peak memory.
+//
+// The load generator (autocannon) runs as a separate process; the API and the bare
+// route share this one. Run: npm run bench   (ROUNDS=5 for more rounds)
+
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import Fastify from "fastify";
+import type { RowDataPacket } from "mysql2/promise";
+import { pino } from "pino";
+import { createRuntime, servingPoolOptions } from "../src/runtime.js";
+import { importScenario } from "../src/scenario/import.js";
+import { startServer } from "../src/server.js";
+import { simulateScenario, sliceScenario } from "../src/sim/index.js";
+import { createDatabase, dropDatabase } from "../src/store/database.js";
+import { ensureLocalServer } from "../src/store/local-server.js";
+import { migrate } from "../src/store/migrate.js";
+import { createPool, withDatabase } from "../src/store/pool.js";
+
+const run = promisify(execFile);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const AUTOCANNON = fileURLToPath(new URL("../node_modules/.bin/autocannon", import.meta.url));
+
+// --- set-up: a fresh database with a race of 100 boats, 40 minutes after its gun ---
+const server = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
+const url = withDatabase(server, `race_api_bench_${randomBytes(4).toString("hex")}`);
+await createDatabase(url);
+const adminPool = createPool(url, { statementTimeoutMs: 0 });
+await migrate(adminPool);
+
+const now = Date.now();
+const race = simulateScenario({ seed: "bench-live", gunMs: now - 40 * 60_000, startGroups: 1, boatsPerGroup: 100, laps: 5, legLengthM: 3100 });
+// The load comes from one client: its club's tracking bucket is raised so the bench measures the endpoint, not the 429s.
+race.clubs[0]!.trackingRateLimitPerMinute = 1_000_000_000;
+race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
+await importScenario(adminPool, sliceScenario(race, null, now));
+const raceId = race.events[0]!.races[0]!.id;
+const group = race.events[0]!.races[0]!.startGroups[0]!;
+
+const config = { host: "127.0.0.1", port: 0, grpcPort: 0, publicBaseUrl: "http://127.0.0.1", trustProxy: [], redisUrl: undefined, databasePoolSize: 10, databaseStatementTimeoutMs: 5000, databaseQueueLimit: 1000 };
+const pool = createPool(url, servingPoolOptions(config));
+const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
+const api = await startServer(config, runtime);
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+
+const tokenResponse = await fetch(`${api.httpUrl}/api/v1/oauth/token`, {
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: "grant_type=client_credentials&client_id=bench&client_secret=bench-secret-123",
+});
+const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+const auth = `Bearer ${token}`;
+const liveUrl = `${api.httpUrl}/api/v1/races/${raceId}/live`;
+
+// The bare baseline: the same bytes and content type from a route that does nothing else.
+const sample = await fetch(liveUrl, { headers: { authorization: auth } });
+if (sample.status !== 200) throw new Error(`live answered ${sample.status}: ${await sample.text()}`);
+const liveBytes = Buffer.from(await sample.arrayBuffer());
+const bare = Fastify();
+bare.get("/bare", (_request, reply) => reply.type("application/json").send(liveBytes));
+await bare.listen({ host: "127.0.0.1", port: 0 });
+const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/bare`;
+
+interface Load {
+  rps: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(target: string, connections: number, seconds: number): Promise<Load> {
+  const { stdout } = await run(AUTOCANNON, ["-j", "-c", String(connections), "-d", String(seconds), "-H", `authorization=${auth}`, target], { maxBuffer: 16 * 1024 * 1024 });
+  const result = JSON.parse(stdout) as { requests: { average: number }; latency: { p99: number }; non2xx: number };
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+// --- (a) cached live vs the bare route ---
+const liveRuns: Load[] = [];
+const bareRuns: Load[] = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  bareRuns.push(await load(bareUrl, 50, 5));
+  liveRuns.push(await load(liveUrl, 50, 5));
+  console.log(`(a) round ${round}: live ${liveRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${liveRuns.at(-1)!.p99} ms; bare ${bareRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${bareRuns.at(-1)!.p99} ms`);
+}
+
+// --- (c) SELECTs while 200 clients poll one race ---
+const selects = async () => {
+  const [[row]] = await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_select'");
+  return Number(row?.Value);
+};
+await new Promise((resolve) => setTimeout(resolve, 2100)); // let the shared read expire
+const oneReadBefore = await selects();
+await fetch(liveUrl, { headers: { authorization: auth } });
+const selectsPerRead = (await selects()) - oneReadBefore; // SHOW STATUS counts as Com_show_status, not Com_select
+const pollSeconds = 10;
+const before = await selects();
+const polled = await load(liveUrl, 200, pollSeconds);
+const selectsDuringPoll = (await selects()) - before;
+
+// --- (b) an uncached track page vs the plain query of the same rows ---
+const [members] = await adminPool.query<RowDataPacket[]>(
+  "SELECT m.entry_id FROM start_group_entries m JOIN start_groups g ON g.id = m.start_group_id WHERE g.uuid = ?",
+  [group.id],
+);
+const [[groupRow]] = await adminPool.query<RowDataPacket[]>("SELECT id FROM start_groups WHERE uuid = ?", [group.id]);
+const entryIds = members.map((m) => m.entry_id as number);
+const trackTimes: number[] = [];
+const queryTimes: number[] = [];
+let points = 0;
+for (let i = 0; i < 20 * ROUNDS; i++) {
+  // A window ending at the cut-off: answered with max-age=2 and never kept, so each request reads the database.
+  const since = new Date(Date.now() - 10 * 60_000);
+  const started = performance.now();
+  const response = await fetch(`${api.httpUrl}/api/v1/races/${raceId}/track?since=${since.toISOString()}`, { headers: { authorization: auth, "accept-encoding": "identity" } });
+  const body = (await response.json()) as { boats: Array<{ t: number[] }> };
+  trackTimes.push(performance.now() - started);
+  points = body.boats.reduce((n, boat) => n + boat.t.length, 0);
+
+  const queryStarted = performance.now();
+  await pool.query(
+    "SELECT entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes WHERE start_group_id = ? AND entry_id IN (?) AND t >= ? AND t < ? ORDER BY entry_id, t",
+    [groupRow!.id, entryIds, since.getTime(), Date.now()],
+  );
+  queryTimes.push(performance.now() - queryStarted);
+}
+
+clearInterval(sampler);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const liveRps = median(liveRuns.map((r) => r.rps));
+const bareRps = median(bareRuns.map((r) => r.rps));
+const trackMedian = median(trackTimes);
+const queryMedian = median(queryTimes);
+const liveReadsPer2s = (selectsDuringPoll / selectsPerRead / pollSeconds) * 2;
+
+console.log(`
+Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString()})
+(a) cached live over REST   ${liveRps.toFixed(0)} req/s, p99 ${median(liveRuns.map((r) => r.p99))} ms   (50 connections, ${liveBytes.length} bytes)
+    bare Fastify route      ${bareRps.toFixed(0)} req/s, p99 ${median(bareRuns.map((r) => r.p99))} ms
+    ratio live / bare       ${(liveRps / bareRps).toFixed(2)}   (goal >= 0.85)
+(b) uncached track page     ${trackMedian.toFixed(1)} ms for ${points} points (10 minutes, REST, identity encoding)
+    plain mysql2 query      ${queryMedian.toFixed(1)} ms
+    ratio page / query      ${(trackMedian / queryMedian).toFixed(2)}   (goal <= 1.5)
+(c) 200 clients polling live for ${pollSeconds} s: ${polled.rps.toFixed(0)} req/s, ${polled.non2xx} non-2xx,
+    ${selectsDuringPoll} SELECTs = ${liveReadsPer2s.toFixed(2)} live reads per 2 s (one read = ${selectsPerRead} SELECTs; goal: 1)
+(d) peak RSS of the server process ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
+
+await bare.close();
+await api.close();
+await runtime.close();
+await pool.end();
+await adminPool.end();
+await dropDatabase(url);
