@@ -1,6 +1,75 @@
-// STUB: replaced by the live endpoint's JSON mapping.
-import type { GetRaceLiveResponse } from "../../gen/racing/v1/race_live_pb.js";
+// GetRaceLiveResponse as the spec's race live object: every field of the spec's
+// tables in their order, every nullable field present (null when unset), date-times
+// as ISO 8601 UTC with milliseconds, the start group state without its enum prefix.
+
+import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
+import type { GetRaceLiveResponse, LiveBoat, LiveOrderRow, StartGroupLive, Wind } from "../../gen/racing/v1/race_live_pb.js";
+import { dateTime } from "./routes.js";
 
 export function raceLiveJson(response: GetRaceLiveResponse): unknown {
-  return { raceId: response.raceLive?.raceId };
+  const live = response.raceLive;
+  if (!live) throw new Error("GetRaceLiveResponse without race_live");
+  return {
+    raceId: live.raceId,
+    eventId: live.eventId,
+    raceNo: live.raceNo,
+    name: live.name,
+    isLive: live.isLive,
+    delaySeconds: live.delaySeconds,
+    dataAsOf: dateTime(live.dataAsOf),
+    startGroups: live.startGroups.map(startGroupJson),
+  };
 }
+
+function startGroupJson(group: StartGroupLive) {
+  return {
+    startGroupId: group.startGroupId,
+    name: group.name,
+    state: STATE_NAMES[group.state],
+    startTimeUtc: dateTime(group.startTimeUtc),
+    finishTimeUtc: dateTime(group.finishTimeUtc),
+    courseVersion: group.courseVersion,
+    wind: group.wind ? windJson(group.wind) : null,
+    boats: group.boats.map(boatJson),
+    liveOrder: group.liveOrder ? group.liveOrder.rows.map(orderRowJson) : null,
+    liveOrderAsOf: dateTime(group.liveOrderAsOf),
+  };
+}
+
+function windJson(wind: Wind) {
+  return { twd: wind.twd, tws: wind.tws ?? null, measuredAtUtc: dateTime(wind.measuredAtUtc) };
+}
+
+function boatJson(boat: LiveBoat) {
+  return {
+    entryId: boat.entryId,
+    sailNumber: boat.sailNumber,
+    boatName: boat.boatName,
+    lat: boat.lat,
+    lon: boat.lon,
+    sogKn: boat.sogKn ?? null,
+    cogDeg: boat.cogDeg ?? null,
+    fixTimeUtc: dateTime(boat.fixTimeUtc),
+  };
+}
+
+function orderRowJson(row: LiveOrderRow) {
+  return {
+    entryId: row.entryId,
+    rank: row.rank ?? null,
+    elapsedSeconds: row.elapsedSeconds ?? null,
+    correctedSeconds: row.correctedSeconds ?? null,
+    deltaSeconds: row.deltaSeconds ?? null,
+    finishTimeUtc: dateTime(row.finishTimeUtc),
+  };
+}
+
+/** The v1 spelling of each state (common.proto); UNSPECIFIED is never sent. */
+const STATE_NAMES: Record<StartGroupState, string> = {
+  [StartGroupState.UNSPECIFIED]: "Unspecified",
+  [StartGroupState.SCHEDULED]: "Scheduled",
+  [StartGroupState.STARTED]: "Started",
+  [StartGroupState.FINISHED]: "Finished",
+  [StartGroupState.POSTPONED]: "Postponed",
+  [StartGroupState.ABANDONED]: "Abandoned",
+};

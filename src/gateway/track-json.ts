@@ -1,12 +1,89 @@
-// STUB: replaced by the track endpoint's request and JSON mapping.
-import type { MessageInitShape } from "@bufbuild/protobuf";
+// GET /api/v1/races/{raceId}/track: query parameters into a GetTrackPageRequest, and
+// the answer message into the spec's Track page JSON. Translation only: whether a
+// window is allowed (since before the cut-off, until after since, the group) is the
+// RPC's rule, so Connect and gRPC callers get the same answers.
+
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { TimestampSchema, timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { FastifyRequest } from "fastify";
-import type { GetTrackPageRequestSchema, GetTrackPageResponse } from "../../gen/racing/v1/track_pb.js";
+import type { GetTrackPageRequestSchema, GetTrackPageResponse, TrackBoat } from "../../gen/racing/v1/track_pb.js";
+import { ApiError } from "../errors/api-error.js";
+
+type Query = Record<string, string | string[] | undefined>;
 
 export function trackPageRequest(request: FastifyRequest): MessageInitShape<typeof GetTrackPageRequestSchema> {
-  return { raceId: (request.params as { raceId: string }).raceId };
+  const query = request.query as Query;
+  return {
+    raceId: (request.params as { raceId: string }).raceId,
+    startGroupId: single(query, "startGroupId"),
+    since: dateTimeParam(query, "since"),
+    until: dateTimeParam(query, "until"),
+  };
 }
 
-export function trackPageJson(response: GetTrackPageResponse): unknown {
-  return { raceId: response.raceId };
+/** One value of a query parameter; a repeated one is refused rather than guessed at. */
+function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw new ApiError("API_PARAM_INVALID", { name });
+  return value;
+}
+
+// RFC 3339 in UTC: seconds required, any fraction, `Z` (or an offset of zero).
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|[+-]00:00)$/;
+
+/** An ISO 8601 UTC date-time as a Timestamp, exactly (nanoseconds kept); anything else is API_PARAM_INVALID. */
+export function dateTimeParam(query: Query, name: string): Timestamp | undefined {
+  const value = single(query, name);
+  if (value === undefined) return undefined;
+  const match = DATE_TIME.exec(value);
+  if (!match) throw new ApiError("API_PARAM_INVALID", { name });
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  // A calendar overflow (month 13, 31 April, hour 24, second 60) shows as a different date.
+  if (year < 1 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || date.getUTCHours() !== hour || date.getUTCMinutes() !== minute || date.getUTCSeconds() !== second) {
+    throw new ApiError("API_PARAM_INVALID", { name });
+  }
+  return create(TimestampSchema, { seconds: BigInt(date.getTime() / 1000), nanos: Number((match[7] ?? "").padEnd(9, "0")) });
+}
+
+/**
+ * The Track page JSON, every field present (`nextSince` null on the last page). Track
+ * arrays are built with plain loops: `t` as JSON numbers (epoch ms are far below 2^53;
+ * never proto3 JSON's int64 strings), and NaN, the proto's "not reported", as null.
+ */
+export function trackPageJson(page: GetTrackPageResponse): unknown {
+  const boats: unknown[] = [];
+  for (const boat of page.boats) boats.push(boatJson(boat));
+  return {
+    raceId: page.raceId,
+    startGroupId: page.startGroupId,
+    since: dateTime(page.since),
+    until: dateTime(page.until),
+    nextSince: dateTime(page.nextSince),
+    delaySeconds: page.delaySeconds,
+    boats,
+  };
+}
+
+function boatJson(boat: TrackBoat) {
+  // Filled by push, not preallocated: V8 serialises packed arrays faster than holey ones.
+  const t: number[] = [];
+  const sogKn: (number | null)[] = [];
+  const cogDeg: (number | null)[] = [];
+  for (let i = 0; i < boat.t.length; i++) {
+    t.push(Number(boat.t[i]));
+    const sog = boat.sogKn[i]!;
+    sogKn.push(Number.isNaN(sog) ? null : sog);
+    const cog = boat.cogDeg[i]!;
+    cogDeg.push(Number.isNaN(cog) ? null : cog);
+  }
+  // lat and lon are plain number arrays already: sent as they are.
+  return { entryId: boat.entryId, sailNumber: boat.sailNumber, boatName: boat.boatName, t, lat: boat.lat, lon: boat.lon, sogKn, cogDeg };
+}
+
+function dateTime(timestamp: Timestamp | undefined): string | null {
+  return timestamp ? timestampDate(timestamp).toISOString() : null;
 }

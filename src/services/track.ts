@@ -1,13 +1,189 @@
-// STUB: replaced by the track endpoint's implementation.
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import type { TrackService } from "../../gen/racing/v1/track_pb.js";
+// TrackService.GetTrackPage: the raw position history of one start group, one window
+// of at most 10 minutes per call. Checks run in a fixed order: the parameters that are
+// wrong whatever the race (malformed startGroupId, since, until), then who may see the
+// race (RACE_NOT_FOUND, TRACKING_NOT_SHARED), then the rules that depend on it (the
+// group, since before the delayed cut-off). A window that can never change is kept
+// as its answer message, so its JSON, ETag and compressed bytes are made once.
+
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { LRUCache } from "lru-cache";
+import {
+  GetTrackPageResponseSchema,
+  TrackBoatSchema,
+  type GetTrackPageResponse,
+  type TrackBoat,
+  type TrackService,
+} from "../../gen/racing/v1/track_pb.js";
+import { dataAsOf } from "../domain/race-time.js";
+import { compareSailNumbers } from "../domain/sail-number.js";
+import { overlap, requestedWindow, servedRange, trackWindow, type TimeRange, type TrackWindow } from "../domain/track-window.js";
+import { ApiError } from "../errors/api-error.js";
+import { fixesInWindow } from "../store/fixes.js";
+import type { Pool } from "../store/pool.js";
+import type { RaceRecord, StartGroupRecord } from "../store/races.js";
+import { trackEntries, type TrackEntry } from "../store/track.js";
 import { guarded } from "./guarded.js";
 import type { ServiceDeps } from "./routes.js";
 
+/**
+ * A window that never changes. `private`: the answer is for a bearer token's club, and
+ * a shared cache may store an answer to an Authorization request only when told
+ * `public` (RFC 9111 3.5), which would serve it to callers the guard never saw.
+ */
+export const IMMUTABLE_CACHE_CONTROL = "private, max-age=3600, immutable";
+/** A window reaching close to the cut-off: fixes may still arrive for it. */
+export const NEAR_NOW_CACHE_CONTROL = "private, max-age=2";
+/**
+ * Kept windows hold at most this many fixes in all (a full 10-minute page of 100 boats
+ * is 60,000). Measured: about 80 bytes a fix for the message, and up to about 160 more
+ * for its JSON, br and gzip bytes, so at most about 120 MB.
+ */
+export const KEPT_POINTS = 500_000;
+/** A kept window is rebuilt after an hour, as a client's copy expires: names and approvals can change. */
+export const KEPT_MS = 3600_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
+const MIN_SECONDS = -62_135_596_800n;
+const MAX_SECONDS = 253_402_300_799n;
+
 export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService> {
+  const kept = new KeptPages();
   return {
-    getTrackPage: guarded(deps, { scope: "tracking:read", bucket: "tracking" }, async () => {
-      throw new ConnectError("not yet", Code.Unimplemented);
+    getTrackPage: guarded(deps, { scope: "tracking:read", bucket: "tracking" }, async (request, caller, context) => {
+      const nowMs = Date.now();
+      if (request.startGroupId !== undefined && !UUID.test(request.startGroupId)) throw invalid("startGroupId");
+      const requested = requestedWindow(epochMs(request.since, "since"), epochMs(request.until, "until"));
+      if (typeof requested === "string") throw invalid(requested);
+
+      const race = await deps.races.trackingRace(caller, request.raceId);
+      const group = startGroup(race, request.startGroupId);
+      const cutoffMs = dataAsOf(nowMs, race.event.delaySeconds);
+      const window = trackWindow(requested, cutoffMs, group.gunMs);
+      if (typeof window === "string") throw invalid(window);
+
+      context.responseHeader.set("x-data-as-of", new Date(cutoffMs).toISOString());
+      context.responseHeader.set("cache-control", window.immutable ? IMMUTABLE_CACHE_CONTROL : NEAR_NOW_CACHE_CONTROL);
+      if (!window.immutable) return readPage(deps.pool, race, group, window);
+      // Everything the answer depends on besides the stored rows: a changed delay or gun makes another answer.
+      const key = `${race.uuid}/${group.uuid}/${window.sinceMs}/${window.untilMs}/${race.event.delaySeconds}/${group.gunMs}`;
+      return kept.get(key, () => readPage(deps.pool, race, group, window));
     }),
   };
+}
+
+function invalid(name: string): ApiError {
+  return new ApiError("API_PARAM_INVALID", { name });
+}
+
+/** Epoch ms of a request time. Track times are whole milliseconds (as `t` is): a finer time is refused. */
+function epochMs(timestamp: Timestamp | undefined, name: "since" | "until"): number | undefined {
+  if (timestamp === undefined) return undefined;
+  const { seconds, nanos } = timestamp;
+  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS || nanos < 0 || nanos > 999_999_999 || nanos % 1_000_000 !== 0) throw invalid(name);
+  return Number(seconds) * 1000 + nanos / 1_000_000;
+}
+
+/** The requested group; it may be left out only when the race has exactly one. */
+function startGroup(race: RaceRecord, startGroupId: string | undefined): StartGroupRecord {
+  if (startGroupId === undefined) {
+    if (race.startGroups.length !== 1) throw invalid("startGroupId");
+    return race.startGroups[0]!;
+  }
+  const uuid = startGroupId.toLowerCase();
+  const group = race.startGroups.find((g) => g.uuid === uuid);
+  if (!group) throw new ApiError("START_GROUP_NOT_FOUND");
+  return group;
+}
+
+async function readPage(pool: Pool, race: RaceRecord, group: StartGroupRecord, window: TrackWindow): Promise<GetTrackPageResponse> {
+  return create(GetTrackPageResponseSchema, {
+    raceId: race.uuid,
+    startGroupId: group.uuid,
+    since: timestampFromMs(window.sinceMs),
+    until: timestampFromMs(window.untilMs),
+    nextSince: window.nextSinceMs === null ? undefined : timestampFromMs(window.nextSinceMs),
+    delaySeconds: race.event.delaySeconds,
+    boats: group.gunMs === null ? [] : await readBoats(pool, group.id, group.gunMs, window),
+  });
+}
+
+/** Approved boats with a phone and at least one fix of their capture window in the window, by sail number. */
+async function readBoats(pool: Pool, startGroupId: number, gunMs: number, window: TrackWindow): Promise<TrackBoat[]> {
+  const wanted = new Map<number, { entry: TrackEntry; served: TimeRange }>();
+  let fromMs = Infinity;
+  let untilMs = -Infinity;
+  for (const entry of await trackEntries(pool, startGroupId)) {
+    const range = servedRange(gunMs, entry.finishMs);
+    const served = range && overlap(range, window.sinceMs, window.untilMs);
+    if (!served) continue;
+    wanted.set(entry.id, { entry, served });
+    fromMs = Math.min(fromMs, served.fromMs);
+    untilMs = Math.max(untilMs, served.untilMs);
+  }
+  if (wanted.size === 0) return [];
+
+  // Boat by boat in time order: each boat's fixes are one run of rows.
+  const fixes = await fixesInWindow(pool, startGroupId, [...wanted.keys()], fromMs, untilMs);
+  const boats: Array<{ entry: TrackEntry; boat: TrackBoat }> = [];
+  for (let start = 0; start < fixes.length; ) {
+    const entryId = fixes[start]!.entryId;
+    let end = start;
+    while (end < fixes.length && fixes[end]!.entryId === entryId) end++;
+    const { entry, served } = wanted.get(entryId)!;
+    const t: bigint[] = [];
+    const lat: number[] = [];
+    const lon: number[] = [];
+    const sogKn: number[] = [];
+    const cogDeg: number[] = [];
+    for (let i = start; i < end; i++) {
+      const fix = fixes[i]!;
+      if (fix.t < served.fromMs || fix.t >= served.untilMs) continue;
+      t.push(BigInt(fix.t));
+      lat.push(fix.lat);
+      lon.push(fix.lon);
+      // Packed doubles cannot hold null: NaN is "not reported" (REST writes null).
+      sogKn.push(fix.sogKn ?? NaN);
+      cogDeg.push(fix.cogDeg ?? NaN);
+    }
+    if (t.length > 0) {
+      boats.push({ entry, boat: create(TrackBoatSchema, { entryId: entry.uuid, sailNumber: entry.sailNumber, boatName: entry.boatName, t, lat, lon, sogKn, cogDeg }) });
+    }
+    start = end;
+  }
+  boats.sort((a, b) => compareSailNumbers(a.entry.sailNumber, b.entry.sailNumber) || (a.entry.uuid < b.entry.uuid ? -1 : 1));
+  return boats.map((b) => b.boat);
+}
+
+/**
+ * Immutable windows as their answer messages, bounded by the fixes they hold. The same
+ * message object is returned each time, so the gateway's bytes, ETag and compression
+ * (kept per message) are made once; concurrent misses of one window share one read;
+ * a failed read is not kept.
+ */
+class KeptPages {
+  private readonly pages = new LRUCache<string, GetTrackPageResponse>({
+    maxSize: KEPT_POINTS,
+    sizeCalculation: (page) => 1 + page.boats.reduce((n, boat) => n + boat.t.length, 0),
+    ttl: KEPT_MS,
+  });
+  private readonly loading = new Map<string, Promise<GetTrackPageResponse>>();
+
+  get(key: string, read: () => Promise<GetTrackPageResponse>): Promise<GetTrackPageResponse> {
+    const page = this.pages.get(key);
+    if (page) return Promise.resolve(page);
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = read()
+        .then((read) => {
+          this.pages.set(key, read);
+          return read;
+        })
+        .finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
 }

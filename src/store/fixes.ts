@@ -6,6 +6,7 @@ import type { RowDataPacket } from "mysql2/promise";
 import type { Connection, Pool } from "./pool.js";
 
 export interface FixRow {
+  startGroupId: number;
   entryId: number;
   /** Epoch milliseconds. */
   t: number;
@@ -50,27 +51,32 @@ export async function upsertFixes(conn: Connection, startGroupId: number, entryI
   return fixes.t.length;
 }
 
+/** One boat's range to seek its newest fix in: [fromMs, toMs], both inclusive. */
+export interface FixSeek {
+  startGroupId: number;
+  entryId: number;
+  fromMs: number;
+  toMs: number;
+}
+
 /**
- * Each listed boat's newest fix in [notBeforeMs, cutoffMs]: one backward seek of the
- * primary key per boat (ORDER BY t DESC LIMIT 1). A UNION ALL rather than a LATERAL
- * join, which MariaDB 10.11 does not have.
+ * Each boat's newest fix in its own range: one backward seek of the primary key per
+ * boat (ORDER BY t DESC LIMIT 1), all in one statement. A UNION ALL rather than a
+ * LATERAL join, which MariaDB 10.11 does not have.
  */
-export async function newestFixes(
-  db: Pool | Connection,
-  startGroupId: number,
-  entryIds: readonly number[],
-  notBeforeMs: number,
-  cutoffMs: number,
-): Promise<FixRow[]> {
-  if (entryIds.length === 0) return [];
-  const [rows] = await db.query<RowDataPacket[]>(newestFixesSql(entryIds.length), entryIds.flatMap((entryId) => [startGroupId, entryId, notBeforeMs, cutoffMs]));
+export async function newestFixes(db: Pool | Connection, seeks: readonly FixSeek[]): Promise<FixRow[]> {
+  if (seeks.length === 0) return [];
+  const [rows] = await db.query<RowDataPacket[]>(
+    newestFixesSql(seeks.length),
+    seeks.flatMap((seek) => [seek.startGroupId, seek.entryId, seek.fromMs, seek.toMs]),
+  );
   return rows.map(toFixRow);
 }
 
-export function newestFixesSql(boats: number): string {
-  const one = `(SELECT entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
+export function newestFixesSql(seeks: number): string {
+  const one = `(SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
      WHERE start_group_id = ? AND entry_id = ? AND t BETWEEN ? AND ? ORDER BY t DESC LIMIT 1)`;
-  return Array.from({ length: boats }, () => one).join(" UNION ALL ");
+  return Array.from({ length: seeks }, () => one).join(" UNION ALL ");
 }
 
 /**
@@ -90,12 +96,13 @@ export async function fixesInWindow(
   return rows.map(toFixRow);
 }
 
-export const fixesInWindowSql = `SELECT entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
+export const fixesInWindowSql = `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
   WHERE start_group_id = ? AND entry_id IN (?) AND t >= ? AND t < ?
   ORDER BY entry_id, t`;
 
 function toFixRow(row: RowDataPacket): FixRow {
   return {
+    startGroupId: row.start_group_id as number,
     entryId: row.entry_id as number,
     t: Number(row.t),
     lat: row.lat as number,

@@ -52,11 +52,12 @@ async function rowsTouched(conn: Connection, work: () => Promise<unknown>): Prom
 describe("newest fix per boat at or before a cut-off", () => {
   const cutoff = START + 1800 * 1000 + 500;
   const notBefore = START - 300_000;
+  const seeks = BOATS.map((entryId) => ({ startGroupId: 2, entryId, fromMs: notBefore, toMs: cutoff }));
 
   it("is one primary-key range read per boat", async () => {
     const conn = await db.pool.getConnection();
     try {
-      const plan = await explain(conn, newestFixesSql(BOATS.length), BOATS.flatMap((b) => [2, b, notBefore, cutoff]));
+      const plan = await explain(conn, newestFixesSql(BOATS.length), seeks.flatMap((s) => [s.startGroupId, s.entryId, s.fromMs, s.toMs]));
       const reads = plan.filter((row) => row.table === "fixes");
       expect(reads).toHaveLength(BOATS.length);
       for (const read of reads) {
@@ -64,7 +65,7 @@ describe("newest fix per boat at or before a cut-off", () => {
         expect(read.key).toBe("PRIMARY");
         expect(String(read.Extra ?? "")).not.toMatch(/filesort|temporary/i);
       }
-      const touched = await rowsTouched(conn, () => newestFixes(conn, 2, BOATS, notBefore, cutoff));
+      const touched = await rowsTouched(conn, () => newestFixes(conn, seeks));
       expect(touched).toBeLessThanOrEqual(BOATS.length * 3);
     } finally {
       conn.release();
@@ -72,7 +73,7 @@ describe("newest fix per boat at or before a cut-off", () => {
   });
 
   it("answers each boat's newest fix inside the bounds", async () => {
-    const fixes = await newestFixes(db.pool, 2, BOATS, notBefore, cutoff);
+    const fixes = await newestFixes(db.pool, seeks);
     expect(fixes.map((f) => f.entryId).sort((a, b) => a - b)).toEqual(BOATS);
     for (const fix of fixes) {
       let second = 1800;
@@ -81,7 +82,8 @@ describe("newest fix per boat at or before a cut-off", () => {
       expect(fix.sogKn).toBeNull();
       expect(fix.cogDeg).toBe(90);
     }
-    expect(await newestFixes(db.pool, 2, BOATS, START + SECONDS * 1000, START + SECONDS * 2000)).toEqual([]);
+    const later = seeks.map((s) => ({ ...s, fromMs: START + SECONDS * 1000, toMs: START + SECONDS * 2000 }));
+    expect(await newestFixes(db.pool, later)).toEqual([]);
   });
 });
 

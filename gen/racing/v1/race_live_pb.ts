@@ -159,14 +159,18 @@ export type StartGroupLive = Message<"racing.v1.StartGroupLive"> & {
   name: string;
 
   /**
-   * Lifecycle state; never UNSPECIFIED in a response.
+   * Lifecycle state as a viewer saw it at data_as_of: a group stored as
+   * STARTED or FINISHED whose gun is later than data_as_of is SCHEDULED, and a
+   * FINISHED group whose finish time is later than data_as_of is STARTED.
+   * Never UNSPECIFIED in a response.
    *
    * @generated from field: racing.v1.StartGroupState state = 3;
    */
   state: StartGroupState;
 
   /**
-   * Start (gun) time. Unset (null) when the group has no start time yet.
+   * Start (gun) time, also when it is later than data_as_of (a start time is
+   * published ahead). Unset (null) when the group has no start time yet.
    *
    * @generated from field: google.protobuf.Timestamp start_time_utc = 4;
    */
@@ -181,7 +185,8 @@ export type StartGroupLive = Message<"racing.v1.StartGroupLive"> & {
   finishTimeUtc?: Timestamp | undefined;
 
   /**
-   * Version of the course applied to the group.
+   * Version of the course applied last at or before data_as_of (the version
+   * with the latest applied-from time); 0 when none was applied by then.
    *
    * @generated from field: int32 course_version = 6;
    */
@@ -197,8 +202,12 @@ export type StartGroupLive = Message<"racing.v1.StartGroupLive"> & {
 
   /**
    * Approved entries with a fix inside the capture window, ordered by sail
-   * number. An entry with no fix, no phone or outside the window is absent
-   * entirely. Never null in REST (may be empty).
+   * number in natural order ("GBR 9" before "GBR 10"). Each boat shows its
+   * newest fix from gun - 5 min up to the earliest of data_as_of, gun + 3 h and
+   * the boat's own phone finish (if at or before data_as_of): after gun + 3 h
+   * boats keep their last fix inside the window. An entry with no fix, no
+   * phone or outside the window is absent entirely; a group without a gun
+   * time has no window and no boats. Never null in REST (may be empty).
    *
    * @generated from field: repeated racing.v1.LiveBoat boats = 8;
    */
@@ -346,7 +355,8 @@ export const LiveBoatSchema: GenMessage<LiveBoat> = /*@__PURE__*/
  */
 export type LiveOrder = Message<"racing.v1.LiveOrder"> & {
   /**
-   * Rows sorted by rank, unranked rows last.
+   * Rows sorted by rank, unranked rows last; equal ranks and the unranked rows
+   * by sail number in natural order.
    *
    * @generated from field: repeated racing.v1.LiveOrderRow rows = 1;
    */
@@ -404,7 +414,8 @@ export type LiveOrderRow = Message<"racing.v1.LiveOrderRow"> & {
   deltaSeconds?: number | undefined;
 
   /**
-   * Phone-recorded finish time. Unset (null) until a finish at or before
+   * Phone-recorded finish time of the entry in this start group (the first,
+   * if several were recorded). Unset (null) until a finish at or before
    * data_as_of exists.
    *
    * @generated from field: google.protobuf.Timestamp finish_time_utc = 6;
@@ -429,8 +440,9 @@ export const RaceLiveService: GenService<{
    * Returns the live state of a race as of data_as_of.
    *
    * REST: GET /api/v1/races/{raceId}/live (header X-Data-As-Of = data_as_of).
-   * Scope: tracking:read. The answer is cached server-side for 2 seconds per
-   * race and shared by all callers.
+   * Scope: tracking:read. The answer is read once per race per 2 seconds and
+   * shared by all callers who may see the race (visibility is checked on every
+   * call); REST sends Cache-Control: private, max-age=2.
    * Errors (ErrorInfo.reason): RACE_NOT_FOUND (NOT_FOUND; unknown,
    * non-UUID or another club's race id), TRACKING_NOT_SHARED (NOT_FOUND;
    * the event has not opted in to sharing), plus the common codes.

@@ -46,7 +46,8 @@ export type GetTrackPageRequest = Message<"racing.v1.GetTrackPageRequest"> & {
 
   /**
    * Inclusive lower bound. Required: unset, or at or after the delayed
-   * cut-off (now minus delay), is API_PARAM_INVALID (name since).
+   * cut-off (now minus delay), is API_PARAM_INVALID (name since). Track times
+   * are whole milliseconds: a finer since is API_PARAM_INVALID too.
    *
    * @generated from field: google.protobuf.Timestamp since = 3;
    */
@@ -54,8 +55,8 @@ export type GetTrackPageRequest = Message<"racing.v1.GetTrackPageRequest"> & {
 
   /**
    * Exclusive upper bound. Unset means since + 10 minutes; must be after
-   * since, otherwise API_PARAM_INVALID (name until). Silently cut to since +
-   * 10 minutes and to now minus the delay.
+   * since and whole milliseconds, otherwise API_PARAM_INVALID (name until).
+   * Silently cut to since + 10 minutes and to now minus the delay.
    *
    * @generated from field: google.protobuf.Timestamp until = 4;
    */
@@ -107,8 +108,8 @@ export type GetTrackPageResponse = Message<"racing.v1.GetTrackPageResponse"> & {
 
   /**
    * Value to pass as since on the next call: equals until (also for a group
-   * with no gun time yet). Unset (null) once until reaches the end of the
-   * group's capture window (gun + 3 h): the last page.
+   * with no gun time yet). Unset (null) once until is at or after the end of
+   * the group's capture window (gun + 3 h): the last page.
    *
    * @generated from field: google.protobuf.Timestamp next_since = 5;
    */
@@ -122,8 +123,11 @@ export type GetTrackPageResponse = Message<"racing.v1.GetTrackPageResponse"> & {
   delaySeconds: number;
 
   /**
-   * Boats with at least one fix in [since, until), ordered by sail number.
-   * Never null in REST (may be empty).
+   * Boats with at least one fix in [since, until) inside their capture
+   * window, ordered by sail number (naturally: "GBR 9" before "GBR 10").
+   * As in the live feed, only approved entries with a phone; a group with no
+   * gun time has no capture window, so no boats. Never null in REST (may be
+   * empty).
    *
    * @generated from field: repeated racing.v1.TrackBoat boats = 7;
    */
@@ -140,8 +144,11 @@ export const GetTrackPageResponseSchema: GenMessage<GetTrackPageResponse> = /*@_
 /**
  * The fixes of one boat in the window, as five index-aligned packed arrays:
  * index i of t, lat, lon, sog_kn and cog_deg is one position fix, and all
- * five arrays have the same length. The capture window runs from gun - 5
- * minutes to gun + 3 hours, or to the boat's own finish for that boat.
+ * five arrays have the same length. Only fixes inside the boat's capture
+ * window are served: from gun - 5 minutes (inclusive) to the boat's own phone
+ * finish (inclusive; its earliest if several were recorded), or to gun + 3
+ * hours (exclusive, so that the last page, whose until reaches it, has served
+ * every fix).
  *
  * @generated from message racing.v1.TrackBoat
  */
@@ -226,12 +233,17 @@ export const TrackService: GenService<{
    *
    * REST: GET /api/v1/races/{raceId}/track?startGroupId=&since=&until=.
    * Scope: tracking:read. Page by calling again with since = next_since
-   * until next_since is unset. A window ending at least 2 minutes before the
-   * delayed cut-off never changes (REST: max-age=3600), otherwise max-age=2.
+   * until next_since is unset. A window of a group with a gun time, ending at
+   * least 2 minutes before the delayed cut-off, never changes (response header
+   * cache-control: private, max-age=3600, immutable); otherwise private,
+   * max-age=2. Every answer carries the header x-data-as-of (now minus the
+   * delay, ISO 8601).
    * Errors (ErrorInfo.reason): API_PARAM_INVALID (INVALID_ARGUMENT; metadata
    * name = startGroupId, since or until), RACE_NOT_FOUND (NOT_FOUND),
    * START_GROUP_NOT_FOUND (NOT_FOUND), TRACKING_NOT_SHARED (NOT_FOUND), plus
-   * the common codes.
+   * the common codes. Checked in this order: a malformed start_group_id, since,
+   * until; then RACE_NOT_FOUND and TRACKING_NOT_SHARED; then the start group
+   * and since against the cut-off.
    *
    * @generated from rpc racing.v1.TrackService.GetTrackPage
    */

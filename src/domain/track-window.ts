@@ -1,0 +1,85 @@
+// The track endpoint's paging rules: which window a request reads (since, until and
+// their cuts), what the next page starts at, when a window can never change, and
+// which of a boat's fixes lie in its capture window. Pure: times are epoch ms.
+
+import { CAPTURE_AFTER_GUN_MS, captureWindow } from "./race-time.js";
+
+/** Default and longest span of one page. */
+export const TRACK_WINDOW_MAX_MS = 10 * 60_000;
+/** A window ending at least this long before the delayed cut-off never changes. */
+export const SETTLED_BEFORE_CUTOFF_MS = 2 * 60_000;
+
+/** The window a request asks for, after the checks that need no race. */
+export interface RequestedWindow {
+  sinceMs: number;
+  /** Exclusive; already cut to since + 10 minutes. */
+  untilMs: number;
+}
+
+export interface TrackWindow {
+  /** Inclusive. */
+  sinceMs: number;
+  /** Exclusive; always after sinceMs. */
+  untilMs: number;
+  /** Null on the last page: until has reached the end of the capture window. */
+  nextSinceMs: number | null;
+  /** The answer for this window can never change (max-age=3600, kept server-side). */
+  immutable: boolean;
+}
+
+/** The parameter a window rule refuses. */
+export type InvalidParam = "since" | "until";
+
+/** `since` is required; `until` defaults to and is cut at since + 10 minutes, and must be after since. */
+export function requestedWindow(sinceMs: number | undefined, untilMs: number | undefined): RequestedWindow | InvalidParam {
+  if (sinceMs === undefined) return "since";
+  const longest = sinceMs + TRACK_WINDOW_MAX_MS;
+  if (untilMs === undefined) return { sinceMs, untilMs: longest };
+  if (untilMs <= sinceMs) return "until";
+  return { sinceMs, untilMs: Math.min(untilMs, longest) };
+}
+
+/**
+ * The window served at `cutoffMs` (now minus the event's delay) for a group whose gun
+ * is `gunMs`: since must lie before the cut-off, and until is cut silently at it.
+ * `nextSince` is until, or null once until reaches gun + 3 h; a group without a gun
+ * pages on (its gun may still come). Only a group with a gun has immutable windows:
+ * setting the gun later would fill a window that was empty.
+ */
+export function trackWindow(requested: RequestedWindow, cutoffMs: number, gunMs: number | null): TrackWindow | InvalidParam {
+  if (requested.sinceMs >= cutoffMs) return "since";
+  const untilMs = Math.min(requested.untilMs, cutoffMs);
+  const closed = gunMs !== null && untilMs >= gunMs + CAPTURE_AFTER_GUN_MS;
+  return {
+    sinceMs: requested.sinceMs,
+    untilMs,
+    nextSinceMs: closed ? null : untilMs,
+    immutable: gunMs !== null && untilMs <= cutoffMs - SETTLED_BEFORE_CUTOFF_MS,
+  };
+}
+
+/** Half-open range of sample times, epoch ms. */
+export interface TimeRange {
+  fromMs: number;
+  /** Exclusive. */
+  untilMs: number;
+}
+
+/**
+ * The sample times of a boat's fixes the track serves: its capture window (gun - 5 min
+ * to its own finish, inclusive, or to gun + 3 h), with gun + 3 h itself excluded so
+ * that the page whose until reaches gun + 3 h, the last one, has served every fix.
+ * Null without a gun: no capture window, no points.
+ */
+export function servedRange(gunMs: number | null, boatFinishMs: number | null): TimeRange | null {
+  const window = captureWindow(gunMs, boatFinishMs);
+  if (window === null || gunMs === null) return null;
+  return { fromMs: window.fromMs, untilMs: Math.min(window.toMs + 1, gunMs + CAPTURE_AFTER_GUN_MS) };
+}
+
+/** The part of `range` inside [sinceMs, untilMs), or null when they do not overlap. */
+export function overlap(range: TimeRange, sinceMs: number, untilMs: number): TimeRange | null {
+  const fromMs = Math.max(range.fromMs, sinceMs);
+  const to = Math.min(range.untilMs, untilMs);
+  return fromMs < to ? { fromMs, untilMs: to } : null;
+}

@@ -1,0 +1,42 @@
+// One read shared by every caller: a value per key, loaded at most once per `ttlMs`
+// however many callers ask, with concurrent misses awaiting the same load
+// (single-flight). A failed load is never kept: the next caller tries again, so a 503
+// of a slow read model is not served from the cache.
+
+import { LRUCache } from "lru-cache";
+
+export interface SharedReadOptions {
+  /** How long a loaded value is served, counted from the start of its load (the moment its data was cut). */
+  ttlMs: number;
+  /** Most keys kept; the least recently used go first. */
+  max: number;
+}
+
+export class SharedRead<V extends object> {
+  private readonly values: LRUCache<string, V>;
+  private readonly loading = new Map<string, Promise<V>>();
+
+  constructor(private readonly options: SharedReadOptions) {
+    this.values = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });
+  }
+
+  /** The value of `key` loaded less than ttlMs ago, the load under way, or a new load. */
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    const cached = this.values.get(key);
+    if (cached) return Promise.resolve(cached);
+    let pending = this.loading.get(key);
+    if (!pending) {
+      const startedAt = Date.now();
+      pending = load()
+        .then((value) => {
+          // The value's age is counted from the start of its read: it never outlives ttlMs.
+          const ttl = this.options.ttlMs - (Date.now() - startedAt);
+          if (ttl > 0) this.values.set(key, value, { ttl });
+          return value;
+        })
+        .finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+}

@@ -1,0 +1,136 @@
+// The reads behind the live race feed, each cut at dataAsOf by the caller. Every read
+// covers all start groups of the race in one statement (a UNION ALL of per-group
+// index seeks where "the newest at or before" is asked), so one live read costs at
+// most six SELECTs however many groups and boats the race has. Only public columns
+// are selected: never entry_private, never fixes.accuracy_m.
+
+import type { RowDataPacket } from "mysql2/promise";
+import type { Connection, Pool } from "./pool.js";
+
+type Db = Pool | Connection;
+
+/** An approved entry with a phone in one start group: the boats that may be shown. */
+export interface LiveMember {
+  startGroupId: number;
+  entryId: number;
+  uuid: string;
+  sailNumber: string;
+  boatName: string;
+}
+
+export interface WindRecord {
+  startGroupId: number;
+  measuredAtMs: number;
+  twd: number;
+  /** Null for a direction-only reading. */
+  tws: number | null;
+}
+
+export interface LiveOrderRecord {
+  startGroupId: number;
+  asOfMs: number;
+  /** In no particular order; empty for a reading without rows. */
+  rows: LiveOrderRowRecord[];
+}
+
+export interface LiveOrderRowRecord {
+  entryId: number;
+  uuid: string;
+  sailNumber: string;
+  rank: number | null;
+  elapsedSeconds: number | null;
+  correctedSeconds: number | null;
+  deltaSeconds: number | null;
+}
+
+
+/**
+ * A start group's entries that can be live boats: approved and carrying a phone. The
+ * groups' member ranges first, then each entry by its primary key: STRAIGHT_JOIN keeps
+ * that plan on a small table, where the optimiser would otherwise scan entries.
+ */
+export async function liveMembers(db: Db, startGroupIds: readonly number[]): Promise<LiveMember[]> {
+  if (startGroupIds.length === 0) return [];
+  const [rows] = await db.query<RowDataPacket[]>(
+    `SELECT sge.start_group_id, e.id, e.uuid, e.sail_number, e.boat_name
+     FROM start_group_entries sge STRAIGHT_JOIN entries e ON e.id = sge.entry_id
+     WHERE sge.start_group_id IN (?) AND e.approved = TRUE AND e.has_phone = TRUE`,
+    [startGroupIds],
+  );
+  return rows.map((row) => ({ startGroupId: row.start_group_id, entryId: row.id, uuid: row.uuid, sailNumber: row.sail_number, boatName: row.boat_name }));
+}
+
+/**
+ * Each entry's phone finish at or before `asOfMs` per start group, as "group:entry" ->
+ * epoch ms. An entry with several recorded finishes finished at the first of them.
+ */
+export async function phoneFinishes(db: Db, startGroupIds: readonly number[], asOfMs: number): Promise<Map<string, number>> {
+  if (startGroupIds.length === 0) return new Map();
+  const [rows] = await db.query<RowDataPacket[]>(
+    `SELECT start_group_id, entry_id, MIN(finish_time) AS finish_time FROM phone_finishes
+     WHERE start_group_id IN (?) AND finish_time <= ? GROUP BY start_group_id, entry_id`,
+    [startGroupIds, new Date(asOfMs)],
+  );
+  return new Map(rows.map((row) => [boatKey(row.start_group_id, row.entry_id), (row.finish_time as Date).getTime()]));
+}
+
+/** A boat in a start group as a map key: an entry may sail in several groups of a race. */
+export function boatKey(startGroupId: number, entryId: number): string {
+  return `${startGroupId}:${entryId}`;
+}
+
+/** Each group's newest committee wind reading at or before `asOfMs`: one backward primary-key seek per group. */
+export async function newestWind(db: Db, startGroupIds: readonly number[], asOfMs: number): Promise<WindRecord[]> {
+  if (startGroupIds.length === 0) return [];
+  const one = `(SELECT start_group_id, measured_at, twd, tws FROM wind_readings
+     WHERE start_group_id = ? AND measured_at <= ? ORDER BY measured_at DESC LIMIT 1)`;
+  const [rows] = await db.query<RowDataPacket[]>(unionOf(one, startGroupIds.length), startGroupIds.flatMap((id) => [id, new Date(asOfMs)]));
+  return rows.map((row) => ({ startGroupId: row.start_group_id, measuredAtMs: (row.measured_at as Date).getTime(), twd: row.twd, tws: row.tws }));
+}
+
+/** Each group's course version applied last at or before `asOfMs`, as group -> version; groups with none are absent. */
+export async function appliedCourseVersions(db: Db, startGroupIds: readonly number[], asOfMs: number): Promise<Map<number, number>> {
+  if (startGroupIds.length === 0) return new Map();
+  const one = `(SELECT start_group_id, version FROM course_versions
+     WHERE start_group_id = ? AND applied_from <= ? ORDER BY applied_from DESC LIMIT 1)`;
+  const [rows] = await db.query<RowDataPacket[]>(unionOf(one, startGroupIds.length), startGroupIds.flatMap((id) => [id, new Date(asOfMs)]));
+  return new Map(rows.map((row) => [row.start_group_id as number, row.version as number]));
+}
+
+/** Each group's newest live-order reading at or before `asOfMs` with its rows; groups with none are absent. */
+export async function newestLiveOrders(db: Db, startGroupIds: readonly number[], asOfMs: number): Promise<Map<number, LiveOrderRecord>> {
+  if (startGroupIds.length === 0) return new Map();
+  const one = `(SELECT id, start_group_id, as_of FROM live_order_readings
+     WHERE start_group_id = ? AND as_of <= ? ORDER BY as_of DESC LIMIT 1)`;
+  // LEFT JOINs keep a reading without rows: an empty order is not "no order".
+  const [rows] = await db.query<RowDataPacket[]>(
+    `SELECT lr.start_group_id, lr.as_of, r.entry_id, e.uuid, e.sail_number, r.rank_no, r.elapsed_seconds, r.corrected_seconds, r.delta_seconds
+     FROM (${unionOf(one, startGroupIds.length)}) lr
+     LEFT JOIN live_order_rows r ON r.reading_id = lr.id
+     LEFT JOIN entries e ON e.id = r.entry_id`,
+    startGroupIds.flatMap((id) => [id, new Date(asOfMs)]),
+  );
+  const orders = new Map<number, LiveOrderRecord>();
+  for (const row of rows) {
+    let order = orders.get(row.start_group_id);
+    if (!order) {
+      order = { startGroupId: row.start_group_id, asOfMs: (row.as_of as Date).getTime(), rows: [] };
+      orders.set(order.startGroupId, order);
+    }
+    if (row.entry_id === null) continue;
+    order.rows.push({
+      entryId: row.entry_id,
+      uuid: row.uuid,
+      sailNumber: row.sail_number,
+      rank: row.rank_no,
+      elapsedSeconds: row.elapsed_seconds,
+      correctedSeconds: row.corrected_seconds,
+      deltaSeconds: row.delta_seconds,
+    });
+  }
+  return orders;
+}
+
+function unionOf(select: string, times: number): string {
+  return Array.from({ length: times }, () => select).join(" UNION ALL ");
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { CAPTURE_AFTER_GUN_MS, CAPTURE_BEFORE_GUN_MS } from "../../src/domain/race-time.js";
+import { overlap, requestedWindow, servedRange, SETTLED_BEFORE_CUTOFF_MS, trackWindow, TRACK_WINDOW_MAX_MS } from "../../src/domain/track-window.js";
+
+const GUN = Date.parse("2026-11-21T10:00:00Z");
+const MIN = 60_000;
+
+describe("requestedWindow", () => {
+  it("requires since", () => {
+    expect(requestedWindow(undefined, undefined)).toBe("since");
+    expect(requestedWindow(undefined, GUN)).toBe("since");
+  });
+  it("defaults until to since + 10 minutes", () => {
+    expect(requestedWindow(GUN, undefined)).toEqual({ sinceMs: GUN, untilMs: GUN + TRACK_WINDOW_MAX_MS });
+    expect(TRACK_WINDOW_MAX_MS).toBe(10 * MIN);
+  });
+  it("cuts a longer until to since + 10 minutes and keeps a shorter one", () => {
+    expect(requestedWindow(GUN, GUN + 60 * MIN)).toEqual({ sinceMs: GUN, untilMs: GUN + 10 * MIN });
+    expect(requestedWindow(GUN, GUN + 10 * MIN)).toEqual({ sinceMs: GUN, untilMs: GUN + 10 * MIN });
+    expect(requestedWindow(GUN, GUN + 1)).toEqual({ sinceMs: GUN, untilMs: GUN + 1 });
+  });
+  it("refuses an until that is not after since", () => {
+    expect(requestedWindow(GUN, GUN)).toBe("until");
+    expect(requestedWindow(GUN, GUN - 1)).toBe("until");
+  });
+});
+
+describe("trackWindow", () => {
+  const window = (sinceMs: number, untilMs: number) => ({ sinceMs, untilMs });
+
+  it("refuses a since at or after the cut-off", () => {
+    expect(trackWindow(window(GUN, GUN + 10 * MIN), GUN, GUN)).toBe("since");
+    expect(trackWindow(window(GUN + 1, GUN + 10 * MIN), GUN, GUN)).toBe("since");
+    expect(trackWindow(window(GUN - 1, GUN + 10 * MIN), GUN, GUN)).toMatchObject({ sinceMs: GUN - 1, untilMs: GUN });
+  });
+
+  it("cuts until silently at the cut-off, and then pages on from it", () => {
+    expect(trackWindow(window(GUN, GUN + 10 * MIN), GUN + 4 * MIN, GUN)).toEqual({ sinceMs: GUN, untilMs: GUN + 4 * MIN, nextSinceMs: GUN + 4 * MIN, immutable: false });
+  });
+
+  it("is immutable when it ends at least 2 minutes before the cut-off", () => {
+    const cutoff = GUN + 20 * MIN;
+    expect(SETTLED_BEFORE_CUTOFF_MS).toBe(2 * MIN);
+    expect(trackWindow(window(GUN, cutoff - 2 * MIN), cutoff, GUN)).toMatchObject({ immutable: true });
+    expect(trackWindow(window(GUN, cutoff - 2 * MIN + 1), cutoff, GUN)).toMatchObject({ immutable: false });
+    expect(trackWindow(window(GUN, cutoff - 3 * MIN), cutoff, GUN)).toMatchObject({ immutable: true });
+  });
+
+  it("ends paging once until is at or after gun + 3 h", () => {
+    const end = GUN + CAPTURE_AFTER_GUN_MS;
+    const cutoff = end + 60 * MIN;
+    expect(trackWindow(window(end - 10 * MIN, end - 1), cutoff, GUN)).toMatchObject({ nextSinceMs: end - 1 });
+    expect(trackWindow(window(end - 10 * MIN, end), cutoff, GUN)).toMatchObject({ untilMs: end, nextSinceMs: null });
+    expect(trackWindow(window(end + 5 * MIN, end + 15 * MIN), cutoff, GUN)).toMatchObject({ nextSinceMs: null });
+  });
+
+  it("ends paging when the cut itself reaches gun + 3 h", () => {
+    const end = GUN + CAPTURE_AFTER_GUN_MS;
+    expect(trackWindow(window(end - 5 * MIN, end + 5 * MIN), end, GUN)).toMatchObject({ untilMs: end, nextSinceMs: null, immutable: false });
+  });
+
+  it("pages on without end, and is never immutable, for a group without a gun", () => {
+    expect(trackWindow(window(GUN, GUN + 10 * MIN), GUN + 24 * 60 * MIN, null)).toEqual({ sinceMs: GUN, untilMs: GUN + 10 * MIN, nextSinceMs: GUN + 10 * MIN, immutable: false });
+  });
+});
+
+describe("servedRange", () => {
+  it("runs from gun - 5 min (inclusive) to gun + 3 h (exclusive)", () => {
+    expect(servedRange(GUN, null)).toEqual({ fromMs: GUN - CAPTURE_BEFORE_GUN_MS, untilMs: GUN + CAPTURE_AFTER_GUN_MS });
+  });
+  it("ends at the boat's own finish, which is included", () => {
+    expect(servedRange(GUN, GUN + 45 * MIN)).toEqual({ fromMs: GUN - 5 * MIN, untilMs: GUN + 45 * MIN + 1 });
+  });
+  it("ignores a finish after gun + 3 h", () => {
+    expect(servedRange(GUN, GUN + 4 * 60 * MIN)).toEqual({ fromMs: GUN - 5 * MIN, untilMs: GUN + 3 * 60 * MIN });
+    expect(servedRange(GUN, GUN + 3 * 60 * MIN)).toEqual({ fromMs: GUN - 5 * MIN, untilMs: GUN + 3 * 60 * MIN });
+  });
+  it("does not exist without a gun", () => {
+    expect(servedRange(null, null)).toBeNull();
+    expect(servedRange(null, GUN)).toBeNull();
+  });
+});
+
+describe("overlap", () => {
+  const range = { fromMs: 100, untilMs: 200 };
+  it("is the common part of two half-open ranges", () => {
+    expect(overlap(range, 150, 300)).toEqual({ fromMs: 150, untilMs: 200 });
+    expect(overlap(range, 0, 150)).toEqual({ fromMs: 100, untilMs: 150 });
+    expect(overlap(range, 120, 130)).toEqual({ fromMs: 120, untilMs: 130 });
+  });
+  it("is null when they only touch or are apart", () => {
+    expect(overlap(range, 200, 300)).toBeNull();
+    expect(overlap(range, 0, 100)).toBeNull();
+    expect(overlap(range, 300, 400)).toBeNull();
+  });
+});
