@@ -5,7 +5,7 @@
 // its signature is checked once.
 
 import { randomUUID } from "node:crypto";
-import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from "jose";
+import { jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { LRUCache } from "lru-cache";
 import { ApiError } from "../errors/api-error.js";
 import { SIGNING_ALGORITHM, type KeyRing } from "./key-ring.js";
@@ -16,6 +16,8 @@ const REQUIRED_CLAIMS = ["iss", "aud", "sub", "client_id", "iat", "exp", "jti", 
 const CACHED_TOKENS = 50_000;
 
 export interface TokenClaims {
+  /** The signing key's id. */
+  kid: string;
   clientId: string;
   scopes: string[];
   /** The client's secret version when the token was issued. */
@@ -56,7 +58,7 @@ export class Tokens {
     const cached = this.verified.get(token);
     if (cached && cached.expiresAt * 1000 > Date.now()) {
       // The signature was checked once; only a retired key must still be noticed.
-      if (await this.keys.verificationKey(this.kidOf(token))) return cached;
+      if (await this.keys.verificationKey(cached.kid)) return cached;
     }
     const claims = await this.verifySignature(token);
     this.verified.set(token, claims, { ttl: Math.max(1, claims.expiresAt * 1000 - Date.now()) });
@@ -65,7 +67,7 @@ export class Tokens {
 
   private async verifySignature(token: string): Promise<TokenClaims> {
     try {
-      const { payload } = await jwtVerify(
+      const { payload, protectedHeader } = await jwtVerify(
         token,
         async (header) => {
           const key = header.kid ? await this.keys.verificationKey(header.kid) : null;
@@ -74,22 +76,18 @@ export class Tokens {
         },
         { algorithms: [SIGNING_ALGORITHM], issuer: this.names.issuer, audience: this.names.audience, typ: TOKEN_TYPE, requiredClaims: REQUIRED_CLAIMS },
       );
-      return claimsOf(payload);
+      return claimsOf(payload, protectedHeader.kid ?? "");
     } catch {
       // Why it failed (expired, foreign, tampered, retired key) is not the client's business.
       throw new ApiError("API_TOKEN_INVALID");
     }
   }
-
-  private kidOf(token: string): string {
-    return decodeProtectedHeader(token).kid ?? "";
-  }
 }
 
-function claimsOf(payload: JWTPayload): TokenClaims {
+function claimsOf(payload: JWTPayload, kid: string): TokenClaims {
   const { client_id: clientId, scope, sv } = payload;
   if (typeof clientId !== "string" || typeof scope !== "string" || typeof sv !== "number" || payload.sub !== clientId) {
     throw new Error("claims of the wrong type");
   }
-  return { clientId, scopes: scope.split(" ").filter(Boolean), secretVersion: sv, expiresAt: payload.exp! };
+  return { kid, clientId, scopes: scope.split(" ").filter(Boolean), secretVersion: sv, expiresAt: payload.exp! };
 }

@@ -3,7 +3,7 @@
 // serialisation and no network hop.
 
 import { create, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
-import { createHandlerContext, type HandlerContext } from "@connectrpc/connect";
+import type { HandlerContext } from "@connectrpc/connect";
 import type { FastifyRequest } from "fastify";
 import type { AddressResolver } from "../auth/client-address.js";
 import { callContext } from "../services/context.js";
@@ -48,23 +48,30 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
   };
 }
 
-export function restCallContext(
-  method: DescMethodUnary,
-  request: FastifyRequest,
-  resolveAddress: AddressResolver,
-): HandlerContext {
+/**
+ * The handler context of a REST call. A plain object rather than Connect's
+ * createHandlerContext, which links abort controllers per call: the gateway awaits
+ * the handler in the request itself, so there is nothing to abort.
+ */
+export function restCallContext(method: DescMethodUnary, request: FastifyRequest, resolveAddress: AddressResolver): HandlerContext {
   const requestHeader = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === "string") requestHeader.set(name, value);
     else if (Array.isArray(value)) for (const item of value) requestHeader.append(name, item);
   }
-  return createHandlerContext({
+  return {
     service: method.parent,
     method,
     protocolName: "rest",
     requestMethod: request.method,
     url: request.url,
+    signal: NEVER_ABORTED,
+    timeoutMs: () => undefined,
     requestHeader,
-    contextValues: callContext(resolveAddress(request.raw), request.headers.traceparent),
-  });
+    responseHeader: new Headers(),
+    responseTrailer: new Headers(),
+    values: callContext(resolveAddress(request.raw), request.headers.traceparent),
+  };
 }
+
+const NEVER_ABORTED = new AbortController().signal;
