@@ -82,7 +82,8 @@ export function newestFixesSql(seeks: number): string {
 /**
  * Every fix of the listed boats in [sinceMs, untilMs), boat by boat in time order:
  * the boat list turns the read into one primary-key range per boat instead of a scan
- * of the whole start group.
+ * of the whole start group. Sent as a prepared statement: the binary protocol reads
+ * these rows in about half the time of the text protocol.
  */
 export async function fixesInWindow(
   db: Pool | Connection,
@@ -92,13 +93,26 @@ export async function fixesInWindow(
   untilMs: number,
 ): Promise<FixRow[]> {
   if (entryIds.length === 0) return [];
-  const [rows] = await db.query<RowDataPacket[]>(fixesInWindowSql, [startGroupId, entryIds, sinceMs, untilMs]);
+  const boats = paddedBoatList(entryIds);
+  const [rows] = await db.execute<RowDataPacket[]>(fixesInWindowSql(boats.length), [startGroupId, ...boats, sinceMs, untilMs]);
   return rows.map(toFixRow);
 }
 
-export const fixesInWindowSql = `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
-  WHERE start_group_id = ? AND entry_id IN (?) AND t >= ? AND t < ?
+export function fixesInWindowSql(boats: number): string {
+  return `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
+  WHERE start_group_id = ? AND entry_id IN (${Array.from({ length: boats }, () => "?").join(",")}) AND t >= ? AND t < ?
   ORDER BY entry_id, t`;
+}
+
+/**
+ * The list padded with its last id to a power of two, so a connection prepares at most
+ * a handful of statement shapes (a repeated id in IN changes nothing).
+ */
+function paddedBoatList(entryIds: readonly number[]): number[] {
+  let size = 1;
+  while (size < entryIds.length) size *= 2;
+  return Array.from({ length: size }, (_, i) => entryIds[Math.min(i, entryIds.length - 1)]!);
+}
 
 function toFixRow(row: RowDataPacket): FixRow {
   return {
