@@ -52,6 +52,7 @@ const config = { host: "127.0.0.1", port: 0, grpcPort: 0, publicBaseUrl: "http:/
 const pool = createPool(url, servingPoolOptions(config));
 const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
 const api = await startServer(config, runtime);
+const rssBeforeLoad = process.memoryUsage().rss;
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 
@@ -157,7 +158,7 @@ Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString
     ratio page / query      ${(trackMedian / queryMedian).toFixed(2)}   (goal <= 1.5)
 (c) 200 clients polling live for ${pollSeconds} s: ${polled.rps.toFixed(0)} req/s, ${polled.non2xx} non-2xx,
     ${selectsDuringPoll} SELECTs = ${liveReadsPer2s.toFixed(2)} live reads per 2 s (one read = ${selectsPerRead} SELECTs; goal: 1)
-(d) peak RSS of the server process ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
+(d) server process RSS: ${(rssBeforeLoad / 1024 / 1024).toFixed(0)} MiB before the load (it also holds the simulated race), peak ${(peakRss / 1024 / 1024).toFixed(0)} MiB: +${((peakRss - rssBeforeLoad) / 1024 / 1024).toFixed(0)} MiB under load`);
 
 await bare.close();
 await api.close();

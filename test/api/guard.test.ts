@@ -8,11 +8,11 @@ import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
-import { ListEventsResponseSchema } from "../../gen/racing/v1/event_pb.js";
+import { ListEventsRequestSchema, ListEventsResponseSchema } from "../../gen/racing/v1/event_pb.js";
 import { KeyRing } from "../../src/auth/key-ring.js";
 import { rotateSecret, setDisabled, setExpiry, setScopes } from "../../src/store/clients.js";
 import { useFreshDatabase } from "../support/database.js";
-import { grpcClient } from "../support/grpc.js";
+import { grpcClient, unary } from "../support/grpc.js";
 import { ALL_SCOPES, bearer, CLUB, connectCall, connectError, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
 
@@ -218,17 +218,13 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
   });
   afterAll(() => client.close());
 
+  const listEvents = (metadata: grpc.Metadata) => unary(client, `/${LIST_EVENTS}`, ListEventsRequestSchema, ListEventsResponseSchema, {}, metadata);
+
   async function refusal(metadata: grpc.Metadata): Promise<{ code: grpc.status; reason: string | undefined; params: Record<string, string> }> {
-    const error = await new Promise<grpc.ServiceError>((resolve, reject) => {
-      client.makeUnaryRequest(
-        `/${LIST_EVENTS}`,
-        (message: unknown) => Buffer.from(message as Uint8Array),
-        (bytes: Buffer) => fromBinary(ListEventsResponseSchema, bytes),
-        new Uint8Array(),
-        metadata,
-        (err) => (err ? resolve(err) : reject(new Error("call succeeded"))),
-      );
-    });
+    const error = await listEvents(metadata).then(
+      () => Promise.reject(new Error("call succeeded")),
+      (e: grpc.ServiceError) => e,
+    );
     const [details] = error.metadata.get("grpc-status-details-bin") as Buffer[];
     const status = fromBinary(StatusSchema, details!);
     const info = status.details.map((any) => anyUnpack(any, ErrorInfoSchema)).find((x) => x !== undefined);
@@ -248,16 +244,7 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
   it("serves the call with a valid token", async () => {
     const metadata = new grpc.Metadata();
     metadata.set("authorization", `Bearer ${await tokenFor(api.url, "overlay")}`);
-    const response = await new Promise((resolve, reject) => {
-      client.makeUnaryRequest(
-        `/${LIST_EVENTS}`,
-        (message: unknown) => Buffer.from(message as Uint8Array),
-        (bytes: Buffer) => fromBinary(ListEventsResponseSchema, bytes),
-        new Uint8Array(),
-        metadata,
-        (err, value) => (err ? reject(err) : resolve(value)),
-      );
-    });
+    const response = await listEvents(metadata);
     expect(response).toMatchObject({ totalItems: 0, items: [] });
   });
 });

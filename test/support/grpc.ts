@@ -38,6 +38,7 @@ export function unary<I extends DescMessage, O extends DescMessage>(
   input: I,
   output: O,
   request: MessageInitShape<I>,
+  metadata: grpc.Metadata = new grpc.Metadata(),
 ): Promise<MessageShape<O>> {
   return new Promise((resolve, reject) => {
     client.makeUnaryRequest(
@@ -45,6 +46,7 @@ export function unary<I extends DescMessage, O extends DescMessage>(
       (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
       (bytes: Buffer) => fromBinary(output, bytes),
       create(input, request),
+      metadata,
       (error, response) => (error ? reject(error) : resolve(response!)),
     );
   });
