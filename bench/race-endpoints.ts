@@ -54,7 +54,15 @@ const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
 const api = await startServer(config, runtime);
 const rssBeforeLoad = process.memoryUsage().rss;
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+let peakHeap = 0;
+const sampler = setInterval(() => {
+  const memory = process.memoryUsage();
+  peakRss = Math.max(peakRss, memory.rss);
+  peakHeap = Math.max(peakHeap, memory.heapUsed);
+}, 100);
+const phasePeaks: string[] = [];
+/** Notes the peak so far under `phase`'s name. */
+const notePeak = (phase: string) => phasePeaks.push(`${phase} ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
 
 const tokenResponse = await fetch(`${api.httpUrl}/api/v1/oauth/token`, {
   method: "POST",
@@ -95,6 +103,8 @@ for (let round = 1; round <= ROUNDS; round++) {
   console.log(`(a) round ${round}: live ${liveRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${liveRuns.at(-1)!.p99} ms; bare ${bareRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${bareRuns.at(-1)!.p99} ms`);
 }
 
+notePeak("after (a)");
+
 // --- (c) SELECTs while 200 clients poll one race ---
 const selects = async () => {
   const [[row]] = await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_select'");
@@ -108,6 +118,8 @@ const pollSeconds = 10;
 const before = await selects();
 const polled = await load(liveUrl, 200, pollSeconds);
 const selectsDuringPoll = (await selects()) - before;
+
+notePeak("after (c)");
 
 // --- (b) an uncached track page vs the plain query of the same rows ---
 const [members] = await adminPool.query<RowDataPacket[]>(
@@ -136,6 +148,7 @@ for (let i = 0; i < 20 * ROUNDS; i++) {
   queryTimes.push(performance.now() - queryStarted);
 }
 
+notePeak("after (b)");
 clearInterval(sampler);
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -158,7 +171,8 @@ Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString
     ratio page / query      ${(trackMedian / queryMedian).toFixed(2)}   (goal <= 1.5)
 (c) 200 clients polling live for ${pollSeconds} s: ${polled.rps.toFixed(0)} req/s, ${polled.non2xx} non-2xx,
     ${selectsDuringPoll} SELECTs = ${liveReadsPer2s.toFixed(2)} live reads per 2 s (one read = ${selectsPerRead} SELECTs; goal: 1)
-(d) server process RSS: ${(rssBeforeLoad / 1024 / 1024).toFixed(0)} MiB before the load (it also holds the simulated race), peak ${(peakRss / 1024 / 1024).toFixed(0)} MiB: +${((peakRss - rssBeforeLoad) / 1024 / 1024).toFixed(0)} MiB under load`);
+(d) server process RSS: ${(rssBeforeLoad / 1024 / 1024).toFixed(0)} MiB before the load (it also holds the simulated race); peak ${phasePeaks.join(", ")};
+    peak JS heap in use ${(peakHeap / 1024 / 1024).toFixed(0)} MiB`);
 
 await bare.close();
 await api.close();
