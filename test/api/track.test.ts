@@ -2,7 +2,9 @@
 // errors, visibility, the window's cuts, which boats and fixes a page holds, and the
 // same rules over Connect and real gRPC.
 
+import { toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GetTrackPageResponseSchema } from "../../gen/racing/v1/track_pb.js";
 import type * as grpc from "@grpc/grpc-js";
 import { importScenario } from "../../src/scenario/import.js";
 import type { Track } from "../../src/scenario/types.js";
@@ -378,6 +380,22 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
     client = grpcClient(api.grpcUrl);
   });
   afterAll(() => client?.close());
+
+  it("never carries private fields over Connect or gRPC either", async () => {
+    const request = { raceId: IDS.race, startGroupId: IDS.group, since: iso(GUN), until: iso(GUN + 10 * MINUTE) };
+    const connectText = await (await connectCall(api.url, "racing.v1.TrackService/GetTrackPage", request, bearer(token))).text();
+    const answer = await grpcTrackPage(client, token, { ...request, since: { seconds: BigInt(GUN / 1000), nanos: 0 }, until: { seconds: BigInt((GUN + 10 * MINUTE) / 1000), nanos: 0 } });
+    expect(answer.page!.boats.length).toBeGreaterThan(0);
+    // Re-encoding keeps unknown fields too, so these are the bytes the server sent.
+    const grpcBytes = Buffer.from(toBinary(GetTrackPageResponseSchema, answer.page!));
+    const accuracyBytes = Buffer.alloc(8);
+    accuracyBytes.writeDoubleLE(ACCURACY_M);
+    for (const secret of ["user-of", "device-of", "Phone X", String(ACCURACY_M)]) {
+      expect(connectText).not.toContain(secret);
+      expect(grpcBytes.includes(secret)).toBe(false);
+    }
+    expect(grpcBytes.includes(accuracyBytes)).toBe(false);
+  });
 
   it("answers the same page as REST, NaN where REST has null, with the cache headers as metadata", async () => {
     const since = GUN + 10 * MINUTE;
