@@ -7,7 +7,8 @@
 //      query of the same rows (goal: ratio <= 1.5);
 //  (c) SELECTs the database runs while 200 clients poll one live race (goal: one
 //      live read per 2 s);
-//  (d) the server process's peak memory.
+//  (d) the server process's peak memory;
+//  (e) cached live insights over REST vs the same bare route.
 //
 // The load generator (autocannon) runs as a separate process; the API and the bare
 // route share this one. Run: npm run bench   (ROUNDS=5 for more rounds)
@@ -48,7 +49,7 @@ await importScenario(adminPool, sliceScenario(race, null, now));
 const raceId = race.events[0]!.races[0]!.id;
 const group = race.events[0]!.races[0]!.startGroups[0]!;
 
-const config = { host: "127.0.0.1", port: 0, grpcPort: 0, publicBaseUrl: "http://127.0.0.1", trustProxy: [], redisUrl: undefined, databasePoolSize: 10, databaseStatementTimeoutMs: 5000, databaseQueueLimit: 1000 };
+const config = { host: "127.0.0.1", port: 0, grpcPort: 0, publicBaseUrl: "http://127.0.0.1", trustProxy: [], redisUrl: undefined, insightsModel: undefined, databasePoolSize: 10, databaseStatementTimeoutMs: 5000, databaseQueueLimit: 1000 };
 const pool = createPool(url, servingPoolOptions(config));
 const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
 const api = await startServer(config, runtime);
@@ -104,6 +105,13 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 
 notePeak("after (a)");
+
+// --- (e) cached insights vs the bare route (the first call generates; the rest are cached until the next minute) ---
+const insightsUrl = `${api.httpUrl}/api/v1/races/${raceId}/live/insights?lang=en`;
+const firstInsights = await fetch(insightsUrl, { headers: { authorization: auth } });
+const insightCount = ((await firstInsights.json()) as { insights: unknown[] }).insights.length;
+const insightsRuns: Load[] = [];
+for (let round = 1; round <= ROUNDS; round++) insightsRuns.push(await load(insightsUrl, 50, 5));
 
 // --- (c) SELECTs while 200 clients poll one race ---
 const selects = async () => {
@@ -171,6 +179,7 @@ Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString
     ratio page / query      ${(trackMedian / queryMedian).toFixed(2)}   (goal <= 1.5)
 (c) 200 clients polling live for ${pollSeconds} s: ${polled.rps.toFixed(0)} req/s, ${polled.non2xx} non-2xx,
     ${selectsDuringPoll} SELECTs = ${liveReadsPer2s.toFixed(2)} live reads per 2 s (one read = ${selectsPerRead} SELECTs; goal: 1)
+(e) cached insights (REST)  ${median(insightsRuns.map((r) => r.rps)).toFixed(0)} req/s, p99 ${median(insightsRuns.map((r) => r.p99))} ms (${insightCount} insights; ratio to bare ${(median(insightsRuns.map((r) => r.rps)) / bareRps).toFixed(2)})
 (d) server process RSS: ${(rssBeforeLoad / 1024 / 1024).toFixed(0)} MiB before the load (it also holds the simulated race); peak ${phasePeaks.join(", ")};
     peak JS heap in use ${(peakHeap / 1024 / 1024).toFixed(0)} MiB`);
 

@@ -2,6 +2,7 @@
 // A bad value stops the process with an error that names the variable.
 
 import proxyAddr from "proxy-addr";
+import type { ModelConfig } from "./insights/model-phrasing.js";
 
 export interface Config {
   host: string;
@@ -20,6 +21,8 @@ export interface Config {
   trustProxy: string[];
   /** Unset: rate-limit counters live in each instance's memory. */
   redisUrl: string | undefined;
+  /** An OpenAI-compatible chat-completions model phrasing insights; unset: template lines only. */
+  insightsModel: ModelConfig | undefined;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -51,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustedProxies(env),
     redisUrl: redisUrl(env),
+    insightsModel: insightsModel(env),
   };
 }
 
@@ -115,6 +119,28 @@ function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   }
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new ConfigError("REDIS_URL", `must use the redis: or rediss: scheme, got "${url.protocol}"`);
   return raw;
+}
+
+function insightsModel(env: NodeJS.ProcessEnv): ModelConfig | undefined {
+  const url = env.INSIGHTS_MODEL_URL?.trim();
+  if (!url) return undefined;
+  let protocol = "";
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // reported below; the value is not echoed, a URL may carry a key
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new ConfigError("INSIGHTS_MODEL_URL", "must be the http(s) URL of a chat-completions endpoint");
+  const model = env.INSIGHTS_MODEL?.trim();
+  if (!model) throw new ConfigError("INSIGHTS_MODEL", "must name the model when INSIGHTS_MODEL_URL is set");
+  const apiKey = env.INSIGHTS_MODEL_API_KEY?.trim();
+  return {
+    url,
+    model,
+    ...(apiKey ? { apiKey } : {}),
+    quotaPerHour: integer(env, "INSIGHTS_MODEL_QUOTA_PER_HOUR", 60, 0, 100_000),
+    timeoutMs: integer(env, "INSIGHTS_MODEL_TIMEOUT_MS", 8000, 100, 60_000),
+  };
 }
 
 function baseUrl(env: NodeJS.ProcessEnv, fallback: string): string {

@@ -2,6 +2,7 @@
 // (service implementations, the guard and its caches, rate limits, the token
 // endpoint) from the configuration and a database pool.
 
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { addressResolver, type AddressResolver } from "./auth/client-address.js";
 import { ClientStates } from "./auth/client-states.js";
@@ -10,12 +11,14 @@ import { KeyRing } from "./auth/key-ring.js";
 import { TokenEndpoint } from "./auth/token-endpoint.js";
 import { Tokens } from "./auth/tokens.js";
 import type { Config } from "./config.js";
+import { InsightsGenerator } from "./insights/generator.js";
+import { ModelPhraser } from "./insights/model-phrasing.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { RaceDirectory } from "./services/race-access.js";
 import { createServices, type Services } from "./services/routes.js";
 import type { Pool, PoolOptions } from "./store/pool.js";
 
-export type RuntimeConfig = Pick<Config, "publicBaseUrl" | "trustProxy" | "redisUrl">;
+export type RuntimeConfig = Pick<Config, "publicBaseUrl" | "trustProxy" | "redisUrl" | "insightsModel">;
 
 export interface Runtime {
   pool: Pool;
@@ -49,7 +52,14 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
   return {
     pool,
     logger,
-    services: createServices({ pool, guard, limits, logger, races: new RaceDirectory(pool) }),
+    services: createServices({
+      pool,
+      guard,
+      limits,
+      logger,
+      races: new RaceDirectory(pool),
+      insights: new InsightsGenerator({ pool, logger, phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null, instanceId: randomUUID() }),
+    }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     resolveAddress: addressResolver(config.trustProxy),
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,

@@ -15,6 +15,7 @@ describe("configuration", () => {
       logLevel: "info",
       trustProxy: [],
       redisUrl: undefined,
+      insightsModel: undefined,
     });
   });
 
@@ -31,6 +32,10 @@ describe("configuration", () => {
       LOG_LEVEL: "debug",
       TRUST_PROXY: "10.0.0.1, 192.168.0.0/16,loopback",
       REDIS_URL: "redis://cache:6379/2",
+      INSIGHTS_MODEL_URL: "http://127.0.0.1:8000/v1/chat/completions",
+      INSIGHTS_MODEL: "llama-3.1-8b",
+      INSIGHTS_MODEL_API_KEY: "sk-local",
+      INSIGHTS_MODEL_QUOTA_PER_HOUR: "120",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -44,6 +49,7 @@ describe("configuration", () => {
       logLevel: "debug",
       trustProxy: ["10.0.0.1", "192.168.0.0/16", "loopback"],
       redisUrl: "redis://cache:6379/2",
+      insightsModel: { url: "http://127.0.0.1:8000/v1/chat/completions", model: "llama-3.1-8b", apiKey: "sk-local", quotaPerHour: 120, timeoutMs: 8000 },
     });
   });
 
@@ -62,6 +68,7 @@ describe("configuration", () => {
     ["TRUST_PROXY", "10.0.0.0/99", /TRUST_PROXY must list proxy addresses/],
     ["TRUST_PROXY", "the-proxy", /TRUST_PROXY must list proxy addresses/],
     ["REDIS_URL", "http://cache", /REDIS_URL must use the redis: or rediss: scheme/],
+    ["INSIGHTS_MODEL_URL", "ftp://model", /INSIGHTS_MODEL_URL must be the http\(s\) URL/],
   ])("refuses %s=%s, naming the variable", (name, value, message) => {
     let error: unknown;
     try {
@@ -72,5 +79,37 @@ describe("configuration", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(name);
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe("the insights model settings", () => {
+  const URL_ = "http://127.0.0.1:8000/v1/chat/completions";
+
+  it("are absent without a URL (template lines only)", () => {
+    expect(loadConfig({}).insightsModel).toBeUndefined();
+    expect(loadConfig({ INSIGHTS_MODEL_URL: "  ", INSIGHTS_MODEL: "m" }).insightsModel).toBeUndefined();
+  });
+
+  it("read every variable, with defaults", () => {
+    expect(loadConfig({ INSIGHTS_MODEL_URL: URL_, INSIGHTS_MODEL: "qwen2.5-7b" }).insightsModel).toStrictEqual({ url: URL_, model: "qwen2.5-7b", quotaPerHour: 60, timeoutMs: 8000 });
+    expect(
+      loadConfig({ INSIGHTS_MODEL_URL: URL_, INSIGHTS_MODEL: "m", INSIGHTS_MODEL_API_KEY: "sk-test", INSIGHTS_MODEL_QUOTA_PER_HOUR: "0", INSIGHTS_MODEL_TIMEOUT_MS: "2500" }).insightsModel,
+    ).toStrictEqual({ url: URL_, model: "m", apiKey: "sk-test", quotaPerHour: 0, timeoutMs: 2500 });
+  });
+
+  it.each([
+    [{ INSIGHTS_MODEL_URL: "not a url", INSIGHTS_MODEL: "m" }, "INSIGHTS_MODEL_URL"],
+    [{ INSIGHTS_MODEL_URL: URL_ }, "INSIGHTS_MODEL"],
+    [{ INSIGHTS_MODEL_URL: URL_, INSIGHTS_MODEL: "m", INSIGHTS_MODEL_QUOTA_PER_HOUR: "ten" }, "INSIGHTS_MODEL_QUOTA_PER_HOUR"],
+    [{ INSIGHTS_MODEL_URL: URL_, INSIGHTS_MODEL: "m", INSIGHTS_MODEL_TIMEOUT_MS: "99" }, "INSIGHTS_MODEL_TIMEOUT_MS"],
+  ])("refuse %o, naming %s", (env, variable) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(variable);
   });
 });

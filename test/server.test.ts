@@ -59,8 +59,9 @@ describe("HTTP/1.1 listener", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ raceId: "00000000-0000-4000-8000-000000000000" }),
     });
-    expect(response.status).toBe(501);
-    expect(await response.json()).toMatchObject({ code: "unimplemented" });
+    // The guard of the implementation answered: the call reached the service.
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: "unauthenticated" });
   });
 });
 
@@ -84,7 +85,8 @@ describe("gRPC listener (h2c)", () => {
       () => null,
       (e: grpc.ServiceError) => e,
     );
-    expect(error?.details).toContain("GetLiveInsights is not implemented");
+    expect(error?.code).toBe(16); // UNAUTHENTICATED: the guard of the implementation answered
+    expect(error?.details).toContain("API_TOKEN_MISSING");
   });
 });
 

@@ -4,7 +4,9 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { FastifyRequest } from "fastify";
 import { EventService, type ListEventsResponse } from "../../gen/racing/v1/event_pb.js";
+import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { insightsJson } from "./insights-json.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import { raceLiveJson } from "./race-live-json.js";
 import { trackPageJson, trackPageRequest } from "./track-json.js";
@@ -25,6 +27,14 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.raceLive.getRaceLive,
     request: (request) => ({ raceId: (request.params as { raceId: string }).raceId }),
     response: raceLiveJson,
+  }),
+  restRoute({
+    path: "/races/:raceId/live/insights",
+    rpc: LiveInsightsService.method.getLiveInsights,
+    implementation: (services) => services.liveInsights.getLiveInsights,
+    // lang never answers 400: whatever it is, the service falls back to en.
+    request: (request) => ({ raceId: (request.params as { raceId: string }).raceId, lang: firstValue((request.query as Record<string, unknown>).lang) }),
+    response: insightsJson,
   }),
   restRoute({
     path: "/races/:raceId/track",
@@ -54,6 +64,10 @@ function eventsPage(page: ListEventsResponse) {
 /** ISO 8601 UTC with milliseconds, or null for an unset timestamp. */
 export function dateTime(timestamp: Timestamp | undefined): string | null {
   return timestamp ? timestampDate(timestamp).toISOString() : null;
+}
+
+function firstValue(value: unknown): string {
+  return typeof value === "string" ? value : Array.isArray(value) && typeof value[0] === "string" ? value[0] : "";
 }
 
 /** A query value that must be a whole number (int32); ranges are the RPC's rule. */

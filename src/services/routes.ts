@@ -10,6 +10,8 @@ import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import type { Pool } from "../store/pool.js";
 import { eventService } from "./events.js";
 import type { GuardedDeps } from "./guarded.js";
+import type { InsightsGenerator } from "../insights/generator.js";
+import { liveInsightsService } from "./live-insights.js";
 import type { RaceDirectory } from "./race-access.js";
 import { raceLiveService } from "./race-live.js";
 import { registerReflection } from "./reflection.js";
@@ -18,24 +20,24 @@ import { trackService } from "./track.js";
 /** The racing.v1 services, in the order reflection lists them. */
 export const racingServices: readonly DescService[] = [RaceLiveService, LiveInsightsService, TrackService, EventService];
 
-export type ServiceDeps = GuardedDeps & { pool: Pool; races: RaceDirectory };
+export type ServiceDeps = GuardedDeps & { pool: Pool; races: RaceDirectory; insights: InsightsGenerator };
 
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
 export interface Services {
   events: ServiceImpl<typeof EventService>;
   raceLive: ServiceImpl<typeof RaceLiveService>;
+  liveInsights: ServiceImpl<typeof LiveInsightsService>;
   track: ServiceImpl<typeof TrackService>;
 }
 
 export function createServices(deps: ServiceDeps): Services {
-  return { events: eventService(deps), raceLive: raceLiveService(deps), track: trackService(deps) };
+  return { events: eventService(deps), raceLive: raceLiveService(deps), liveInsights: liveInsightsService(deps), track: trackService(deps) };
 }
 
 export function connectRoutes(services: Services): (router: ConnectRouter) => void {
   return (router) => {
     router.service(RaceLiveService, services.raceLive);
-    // An empty implementation answers `unimplemented` until its issue lands.
-    router.service(LiveInsightsService, {});
+    router.service(LiveInsightsService, services.liveInsights);
     router.service(TrackService, services.track);
     router.service(EventService, services.events);
     registerReflection(router, racingServices);

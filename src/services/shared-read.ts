@@ -5,9 +5,9 @@
 
 import { LRUCache } from "lru-cache";
 
-export interface SharedReadOptions {
-  /** How long a loaded value is served, counted from the start of its load (the moment its data was cut). */
-  ttlMs: number;
+export interface SharedReadOptions<V> {
+  /** How long a loaded value is served, counted from the start of its load (the moment its data was cut); per value if a function. */
+  ttlMs: number | ((value: V) => number);
   /** Most keys kept; the least recently used go first. */
   max: number;
 }
@@ -16,8 +16,8 @@ export class SharedRead<V extends object> {
   private readonly values: LRUCache<string, V>;
   private readonly loading = new Map<string, Promise<V>>();
 
-  constructor(private readonly options: SharedReadOptions) {
-    this.values = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });
+  constructor(private readonly options: SharedReadOptions<V>) {
+    this.values = new LRUCache<string, V>({ max: options.max });
   }
 
   /** The value of `key` loaded less than ttlMs ago, the load under way, or a new load. */
@@ -30,7 +30,8 @@ export class SharedRead<V extends object> {
       pending = load()
         .then((value) => {
           // The value's age is counted from the start of its read: it never outlives ttlMs.
-          const ttl = this.options.ttlMs - (Date.now() - startedAt);
+          const ttlMs = typeof this.options.ttlMs === "function" ? this.options.ttlMs(value) : this.options.ttlMs;
+          const ttl = ttlMs - (Date.now() - startedAt);
           if (ttl > 0) this.values.set(key, value, { ttl });
           return value;
         })

@@ -254,4 +254,51 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 3,
+    name: "live insights",
+    statements: [
+      // One row per race: when its insights were last generated, up to when detection
+      // has covered the race, and the lease that lets one instance generate at a time.
+      `CREATE TABLE IF NOT EXISTS insight_generations (
+        race_id ${ID} PRIMARY KEY,
+        generated_at DATETIME(3) NULL,
+        data_as_of DATETIME(3) NULL COMMENT 'generated_at minus the event delay',
+        covered_to DATETIME(3) NULL COMMENT 'detection has run up to here',
+        lease_owner VARCHAR(64) CHARACTER SET ascii NULL,
+        lease_until DATETIME(3) NULL,
+        CONSTRAINT insight_generations_race FOREIGN KEY (race_id) REFERENCES races (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+
+      `CREATE TABLE IF NOT EXISTS insight_facts (
+        race_id ${ID},
+        fact_id CHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        at DATETIME(3) NOT NULL COMMENT 'when the underlying event happened',
+        fact TEXT NOT NULL COMMENT 'the fact as JSON (src/insights/facts.ts)',
+        PRIMARY KEY (race_id, fact_id),
+        KEY insight_facts_time (race_id, at),
+        CONSTRAINT insight_facts_race FOREIGN KEY (race_id) REFERENCES races (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+
+      `CREATE TABLE IF NOT EXISTS insight_texts (
+        race_id ${ID},
+        fact_id CHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        lang CHAR(2) CHARACTER SET ascii NOT NULL,
+        text VARCHAR(400) NOT NULL,
+        source ENUM('model', 'template') NOT NULL,
+        PRIMARY KEY (race_id, fact_id, lang),
+        CONSTRAINT insight_texts_fact FOREIGN KEY (race_id, fact_id) REFERENCES insight_facts (race_id, fact_id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+
+      // Languages asked for in the last 10 minutes are phrased at each generation.
+      `CREATE TABLE IF NOT EXISTS insight_languages (
+        race_id ${ID},
+        lang CHAR(2) CHARACTER SET ascii NOT NULL,
+        requested_at DATETIME(3) NOT NULL,
+        phrased_at DATETIME(3) NULL,
+        PRIMARY KEY (race_id, lang),
+        CONSTRAINT insight_languages_race FOREIGN KEY (race_id) REFERENCES races (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+    ],
+  },
 ];

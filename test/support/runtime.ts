@@ -7,5 +7,5 @@ import type { TestDatabase } from "./database.js";
 export const TEST_BASE_URL = "http://race-api.test";
 
 export function testRuntime(db: TestDatabase, config: Partial<RuntimeConfig> = {}): Promise<Runtime> {
-  return createRuntime({ publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, ...config }, db.pool, pino({ level: "silent" }));
+  return createRuntime({ publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, insightsModel: undefined, ...config }, db.pool, pino({ level: "silent" }));
 }

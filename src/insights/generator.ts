@@ -1,0 +1,129 @@
+// When insights are generated and what an answer holds. A race's facts are detected
+// at most once per 60 s, by one instance at a time (a lease in MySQL), for every
+// client and every language asked for in the last 10 minutes; the first detection
+// catches up on the last 15 minutes, so a first call already shows them. Facts and
+// texts live in MySQL, so any instance serves what another generated.
+
+import type { Logger } from "pino";
+import { dataAsOf } from "../domain/race-time.js";
+import { detectionInputs } from "../store/insight-inputs.js";
+import {
+  factsBetween,
+  finishGeneration,
+  generationState,
+  languagesRequestedSince,
+  markPhrased,
+  noteLanguage,
+  releaseLease,
+  saveFacts,
+  saveTexts,
+  takeLease,
+  textsFor,
+  type GenerationState,
+  type PhrasedText,
+} from "../store/insights.js";
+import type { Pool } from "../store/pool.js";
+import type { RaceRecord } from "../store/races.js";
+import { DETECTION_WINDOW_MS, detectFacts } from "./detect.js";
+import type { Fact } from "./facts.js";
+import type { Lang } from "./languages.js";
+import type { ModelPhraser } from "./model-phrasing.js";
+import { templateText } from "./templates.js";
+
+export const GENERATION_INTERVAL_MS = 60_000;
+/** Languages asked for this recently are phrased at each generation. */
+export const LANGUAGE_RECENCY_MS = 10 * 60_000;
+/** How far back a generation catches up on windows not yet covered. */
+export const CATCH_UP_MS = 15 * 60_000;
+/** An answer holds facts of the 15 minutes before its dataAsOf, at most 30. */
+export const SHOWN_MS = 15 * 60_000;
+export const MAX_INSIGHTS = 30;
+/** Longer than any generation takes; a crashed instance's lease expires after it. */
+const LEASE_MS = 30_000;
+
+export interface InsightsState {
+  generatedAtMs: number;
+  dataAsOfMs: number;
+  /** Newest first, at most 30, each with its text in the asked language. */
+  insights: Array<{ fact: Fact; text: PhrasedText }>;
+}
+
+export class InsightsGenerator {
+  constructor(
+    private readonly deps: { pool: Pool; logger: Logger; phraser: ModelPhraser | null; instanceId: string },
+  ) {}
+
+  /**
+   * Generates when due (or phrases `lang` if it is new since the last generation),
+   * then returns the stored state in `lang`; null while the race was never generated
+   * (another instance holds the first lease).
+   */
+  async insights(race: RaceRecord, lang: Lang, nowMs: number): Promise<InsightsState | null> {
+    const { pool, instanceId } = this.deps;
+    const phrasedAtMs = await noteLanguage(pool, race.id, lang, nowMs);
+    const state = await generationState(pool, race.id);
+    const due = state.generatedAtMs === null || nowMs - state.generatedAtMs >= GENERATION_INTERVAL_MS;
+    if (due && (await takeLease(pool, race.id, instanceId, nowMs, nowMs - GENERATION_INTERVAL_MS, LEASE_MS))) {
+      try {
+        await this.generate(race, state, nowMs);
+      } catch (error) {
+        await releaseLease(pool, race.id, instanceId);
+        throw error;
+      }
+    } else if (state.dataAsOfMs !== null && (phrasedAtMs === null || phrasedAtMs < state.generatedAtMs!)) {
+      // A language asked for the first time gets its lines in the window the facts were detected in.
+      await this.phrase(race, lang, state.dataAsOfMs, nowMs);
+    }
+    return this.stored(race, lang);
+  }
+
+  private async generate(race: RaceRecord, state: GenerationState, nowMs: number): Promise<void> {
+    const { pool, instanceId } = this.deps;
+    const asOf = dataAsOf(nowMs, race.event.delaySeconds);
+    const coveredFrom = Math.max(state.coveredToMs ?? -Infinity, asOf - CATCH_UP_MS);
+    // Windows of 5 minutes ending at dataAsOf, then 5, 10 minutes earlier, until the
+    // uncovered time is covered. Overlaps are harmless: a fact keeps its id.
+    const facts = new Map<string, Fact>();
+    for (let to = asOf; to > coveredFrom; to -= DETECTION_WINDOW_MS) {
+      for (const input of await detectionInputs(pool, race, to - DETECTION_WINDOW_MS, to)) {
+        for (const fact of detectFacts(input)) facts.set(fact.id, fact);
+      }
+    }
+    await saveFacts(pool, race.id, [...facts.values()]);
+    for (const lang of await languagesRequestedSince(pool, race.id, nowMs - LANGUAGE_RECENCY_MS)) {
+      await this.phrase(race, lang as Lang, asOf, nowMs);
+    }
+    await finishGeneration(pool, race.id, instanceId, { generatedAtMs: nowMs, dataAsOfMs: asOf, coveredToMs: asOf });
+  }
+
+  /** Texts for the facts an answer would show: model lines when the model gives acceptable ones, template lines otherwise. */
+  private async phrase(race: RaceRecord, lang: Lang, asOf: number, nowMs: number): Promise<void> {
+    const { pool, phraser } = this.deps;
+    const facts = await factsBetween(pool, race.id, asOf - SHOWN_MS, asOf, MAX_INSIGHTS);
+    const existing = await textsFor(pool, race.id, lang, facts.map((fact) => fact.id));
+    const unphrasedByModel = facts.filter((fact) => existing.get(fact.id)?.source !== "model");
+    const modelLines = phraser && unphrasedByModel.length > 0 ? await phraser.phrase(unphrasedByModel, lang) : new Map<string, string>();
+    const texts = new Map<string, PhrasedText>();
+    for (const fact of facts) {
+      const line = modelLines.get(fact.id);
+      if (line !== undefined) texts.set(fact.id, { text: line, source: "model" });
+      else if (!existing.has(fact.id)) texts.set(fact.id, { text: templateText(fact, lang), source: "template" });
+    }
+    await saveTexts(pool, race.id, lang, texts);
+    await markPhrased(pool, race.id, lang, nowMs);
+  }
+
+  private async stored(race: RaceRecord, lang: Lang): Promise<InsightsState | null> {
+    const { pool } = this.deps;
+    const state = await generationState(pool, race.id);
+    if (state.generatedAtMs === null || state.dataAsOfMs === null) return null;
+    const facts = await factsBetween(pool, race.id, state.dataAsOfMs - SHOWN_MS, state.dataAsOfMs, MAX_INSIGHTS);
+    const texts = await textsFor(pool, race.id, lang, facts.map((fact) => fact.id));
+    return {
+      generatedAtMs: state.generatedAtMs,
+      dataAsOfMs: state.dataAsOfMs,
+      // A fact detected by another instance before this language was phrased gets its template line.
+      insights: facts.map((fact) => ({ fact, text: texts.get(fact.id) ?? { text: templateText(fact, lang), source: "template" as const } })),
+    };
+  }
+}

@@ -1,0 +1,43 @@
+// Spanish insight lines. Ordinals are written N.º and only stand alone ("ya es 2.º"),
+// because before a masculine noun 1 and 3 would need the apocopated 1.er / 3.er.
+// "Rolar" is the sailing verb for a wind shift; "refresca"/"amaina" for more/less wind.
+
+import { counter, degrees, lowerFirst, type Phrasebook } from "./phrasebook.js";
+
+const count = counter("es");
+const ordinal = (n: number) => `${n}.º`;
+const places = (n: number) => count.quantity(n, { one: "puesto", other: "puestos" });
+const knots = (n: number) => count.quantity(n, { one: "nudo", other: "nudos" });
+
+export const es: Phrasebook = {
+  leadChange: (leader, previous) =>
+    previous === null ? `${leader} se pone en cabeza.` : `${leader} arrebata el liderato a ${previous}.`,
+
+  markRounding: (boat, mark) => {
+    if (mark === null) return `${boat} monta una baliza.`;
+    return mark.isKey ? `${boat} monta la baliza ${mark.label}.` : `${boat} monta la baliza «${mark.label}».`;
+  },
+
+  gain: (boat, n, rank) =>
+    rank === null ? `${boat} gana ${places(n)}.` : `${boat} gana ${places(n)} y ya es ${ordinal(rank)}.`,
+
+  finish: (boat, rank) =>
+    rank === null
+      ? `${boat} cruza la línea de llegada.`
+      : `${boat} cruza la línea de llegada, provisionalmente ${ordinal(rank)}.`,
+
+  windShift: (wind) => {
+    if (wind.kind === "reading") {
+      return wind.tws === null
+        ? `Nueva medición del viento: ${degrees(wind.twd)}.`
+        : `Nueva medición del viento: ${degrees(wind.twd)}, ${knots(wind.tws)}.`;
+    }
+    const { direction, speed } = wind;
+    const turn = direction && `rola de ${degrees(direction.from)} a ${degrees(direction.to)}`;
+    const pace = speed && `${speed.to > speed.from ? "refresca" : "amaina"} de ${count.format(speed.from)} a ${knots(speed.to)}`;
+    return `El viento ${[turn, pace].filter(Boolean).join(" y ")}.`;
+  },
+
+  withGroup: (group, sentence, startsWithTemplateWord) =>
+    `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "es") : sentence}`,
+};

@@ -1,0 +1,38 @@
+// Norwegian Bokmål insight lines. Ordinals are digits with a period before "plass"
+// ("på 2. plass"); "knop" is the same in singular and plural.
+
+import { counter, degrees, type Phrasebook } from "./phrasebook.js";
+
+const count = counter("nb");
+const places = (n: number) => count.quantity(n, { one: "plass", other: "plasser" });
+const knots = (n: number) => count.quantity(n, { other: "knop" });
+
+export const nb: Phrasebook = {
+  leadChange: (leader, previous) =>
+    previous === null ? `${leader} tar ledelsen.` : `${leader} tar ledelsen fra ${previous}.`,
+
+  markRounding: (boat, mark) => {
+    if (mark === null) return `${boat} runder et merke.`;
+    return mark.isKey ? `${boat} runder merke ${mark.label}.` : `${boat} runder merket «${mark.label}».`;
+  },
+
+  gain: (boat, n, rank) =>
+    rank === null ? `${boat} går opp ${places(n)}.` : `${boat} går opp ${places(n)} og ligger nå på ${rank}. plass.`,
+
+  finish: (boat, rank) => (rank === null ? `${boat} går i mål.` : `${boat} går i mål på foreløpig ${rank}. plass.`),
+
+  windShift: (wind) => {
+    if (wind.kind === "reading") {
+      return wind.tws === null
+        ? `Ny vindmåling: ${degrees(wind.twd)}.`
+        : `Ny vindmåling: ${degrees(wind.twd)}, ${knots(wind.tws)}.`;
+    }
+    const { direction, speed } = wind;
+    const turn = direction && `dreier fra ${degrees(direction.from)} til ${degrees(direction.to)}`;
+    const pace = speed && `${speed.to > speed.from ? "øker" : "løyer"} fra ${count.format(speed.from)} til ${knots(speed.to)}`;
+    return `Vinden ${[turn, pace].filter(Boolean).join(" og ")}.`;
+  },
+
+  // Språkrådet: a complete sentence after a colon starts with a capital letter.
+  withGroup: (group, sentence) => `${group}: ${sentence}`,
+};

@@ -1,0 +1,91 @@
+// LiveInsightsService.GetLiveInsights: the commentary feed. Visibility, guard and rate
+// limit per request; the answer per race and language is built once per generation
+// and kept until the next generation is due, so polling costs no database work.
+
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { InsightKind, InsightSource, GetLiveInsightsResponseSchema, type GetLiveInsightsResponse, type LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { dataAsOf } from "../domain/race-time.js";
+import type { InsightKind as FactKind } from "../insights/facts.js";
+import { GENERATION_INTERVAL_MS, type InsightsGenerator, type InsightsState } from "../insights/generator.js";
+import { normalizeLang, type Lang } from "../insights/languages.js";
+import type { RaceRecord } from "../store/races.js";
+import { guarded } from "./guarded.js";
+import { DATA_AS_OF_HEADER } from "./race-live.js";
+import type { ServiceDeps } from "./routes.js";
+import { SharedRead } from "./shared-read.js";
+
+/** A race that is not live answers the same until it goes live: poll it at the recommended 15-60 s. */
+const NOT_LIVE_MAX_AGE_S = 15;
+
+interface Answer {
+  message: GetLiveInsightsResponse;
+  /** When the answer stops being current: the next generation is due (epoch ms). */
+  freshUntilMs: number;
+}
+
+export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGenerator }): ServiceImpl<typeof LiveInsightsService> {
+  const answers = new SharedRead<Answer>({ ttlMs: (answer) => answer.freshUntilMs - Date.now(), max: 10_000 });
+  return {
+    getLiveInsights: guarded(deps, { scope: "tracking:read", bucket: "tracking" }, async (request, caller, context) => {
+      const race = await deps.races.trackingRace(caller, request.raceId);
+      const lang = normalizeLang(request.lang);
+      const answer = race.isLive ? await answers.get(`${race.uuid}|${lang}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang);
+      const maxAge = race.isLive ? Math.max(1, Math.min(60, Math.ceil((answer.freshUntilMs - Date.now()) / 1000))) : NOT_LIVE_MAX_AGE_S;
+      context.responseHeader.set(DATA_AS_OF_HEADER, new Date(timestampMs(answer.message.dataAsOf!)).toISOString());
+      context.responseHeader.set("cache-control", `private, max-age=${maxAge}`);
+      return answer.message;
+    }),
+  };
+}
+
+async function liveAnswer(generator: InsightsGenerator, race: RaceRecord, lang: Lang): Promise<Answer> {
+  const nowMs = Date.now();
+  const state = await generator.insights(race, lang, nowMs);
+  // Another instance holds the first generation's lease: answer empty and ask again soon.
+  if (!state) return { message: response(race, lang, dataAsOf(nowMs, race.event.delaySeconds), null), freshUntilMs: nowMs + 1000 };
+  return { message: response(race, lang, state.dataAsOfMs, state), freshUntilMs: state.generatedAtMs + GENERATION_INTERVAL_MS };
+}
+
+function notLiveAnswer(race: RaceRecord, lang: Lang): Answer {
+  const nowMs = Date.now();
+  return { message: response(race, lang, dataAsOf(nowMs, race.event.delaySeconds), null), freshUntilMs: nowMs };
+}
+
+function response(race: RaceRecord, lang: Lang, dataAsOfMs: number, state: InsightsState | null): GetLiveInsightsResponse {
+  return create(GetLiveInsightsResponseSchema, {
+    raceId: race.uuid,
+    eventId: race.event.uuid,
+    isLive: race.isLive,
+    lang,
+    delaySeconds: race.event.delaySeconds,
+    dataAsOf: timestampFromMs(dataAsOfMs),
+    generatedAtUtc: state ? timestampFromMs(state.generatedAtMs) : undefined,
+    insights: (state?.insights ?? []).map(({ fact, text }) => ({
+      id: fact.id,
+      kind: KINDS[fact.kind],
+      startGroupId: fact.startGroupId,
+      startGroupName: fact.startGroupName,
+      atUtc: timestampFromMs(fact.atMs),
+      text: text.text,
+      source: text.source === "model" ? InsightSource.MODEL : InsightSource.TEMPLATE,
+      boats: fact.boats,
+      markLabel: fact.markLabel ?? undefined,
+      rank: fact.rank ?? undefined,
+      placesGained: fact.placesGained ?? undefined,
+      twdFrom: fact.twdFrom ?? undefined,
+      twdTo: fact.twdTo ?? undefined,
+      twsFrom: fact.twsFrom ?? undefined,
+      twsTo: fact.twsTo ?? undefined,
+    })),
+  });
+}
+
+const KINDS: Record<FactKind, InsightKind> = {
+  leadChange: InsightKind.LEAD_CHANGE,
+  markRounding: InsightKind.MARK_ROUNDING,
+  gain: InsightKind.GAIN,
+  finish: InsightKind.FINISH,
+  windShift: InsightKind.WIND_SHIFT,
+};
