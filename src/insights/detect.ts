@@ -7,7 +7,7 @@
 // event seen from overlapping windows keeps its id.
 
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
-import { INSIGHT_KINDS, factId, type BoatRef, type Fact, type InsightKind } from "./facts.js";
+import { factId, INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "./facts.js";
 import { ROUNDING_REENTRY_MS, compareStrings, detectRoundings, type CourseVersionData, type TrackData } from "./roundings.js";
 
 export { ROUNDING_RADIUS_M, ROUNDINGS_PER_MARK, ROUNDING_REENTRY_MS } from "./roundings.js";
@@ -228,13 +228,7 @@ function makeFact(input: DetectionInput, kind: InsightKind, atMs: number, entryI
     startGroupName: input.startGroupName,
     atMs,
     boats,
-    markLabel: null,
-    rank: null,
-    placesGained: null,
-    twdFrom: null,
-    twdTo: null,
-    twsFrom: null,
-    twsTo: null,
+    ...NO_DETAILS,
     ...fields,
   };
 }

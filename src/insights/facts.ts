@@ -35,6 +35,17 @@ export interface Fact {
   twsTo: number | null;
 }
 
+/** The kind-specific fields, none applying: a fact starts from these and sets its own. */
+export const NO_DETAILS = {
+  markLabel: null,
+  rank: null,
+  placesGained: null,
+  twdFrom: null,
+  twdTo: null,
+  twsFrom: null,
+  twsTo: null,
+} as const satisfies Partial<Fact>;
+
 export interface FactIdentity {
   raceId: string;
   startGroupId: string;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { factId, type BoatRef, type Fact, type InsightKind } from "../../src/insights/facts.js";
+import { factId, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../../src/insights/facts.js";
 import { acceptableModelLine, ModelPhraser, type ModelConfig } from "../../src/insights/model-phrasing.js";
 import { startChatCompletionsServer, type ChatHandler, type ChatReply, type ChatRequest, type ChatCompletionsServer } from "../support/chat-completions-server.js";
 
@@ -20,13 +20,7 @@ function fact(kind: InsightKind, boats: BoatRef[], fields: Partial<Fact> = {}, a
     startGroupName: "ILCA 7",
     atMs,
     boats,
-    markLabel: null,
-    rank: null,
-    placesGained: null,
-    twdFrom: null,
-    twdTo: null,
-    twsFrom: null,
-    twsTo: null,
+    ...NO_DETAILS,
     ...fields,
   };
 }

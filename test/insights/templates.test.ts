@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BoatRef, Fact } from "../../src/insights/facts.js";
+import { NO_DETAILS, type BoatRef, type Fact } from "../../src/insights/facts.js";
 import { LANGUAGES, normalizeLang, type Lang } from "../../src/insights/languages.js";
 import { MAX_INSIGHT_TEXT_LENGTH, templateText, templateTexts } from "../../src/insights/templates.js";
 
@@ -14,13 +14,7 @@ function fact(overrides: Partial<Fact>): Fact {
     startGroupName: "IRC 1",
     atMs: Date.parse("2026-11-21T10:30:00Z"),
     boats: [],
-    markLabel: null,
-    rank: null,
-    placesGained: null,
-    twdFrom: null,
-    twdTo: null,
-    twsFrom: null,
-    twsTo: null,
+    ...NO_DETAILS,
     ...overrides,
   };
 }
