@@ -84,6 +84,7 @@ Race tracking API demo is running. Ctrl-C stops it.
 Try:
   TOKEN=$(curl -s -u ${DEMO_CLIENT_ID}:${clientSecret} -d grant_type=client_credentials ${httpUrl}/api/v1/oauth/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
   curl -s -H "Authorization: Bearer $TOKEN" ${httpUrl}/api/v1/events
+  curl -s -H "Authorization: Bearer $TOKEN" ${httpUrl}/api/v1/events/${event.id}/live
   curl -s -H "Authorization: Bearer $TOKEN" ${httpUrl}/api/v1/races/${liveRace.id}/live
   curl -s -H "Authorization: Bearer $TOKEN" "${httpUrl}/api/v1/races/${liveRace.id}/live/insights?lang=en"
   curl -s -H "Authorization: Bearer $TOKEN" "${httpUrl}/api/v1/races/${liveRace.id}/track?startGroupId=${liveRace.startGroups[0]!.id}&since=${new Date(Date.parse(liveRace.startGroups[0]!.startTimeUtc!) - 5 * 60_000).toISOString()}"

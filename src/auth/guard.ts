@@ -1,10 +1,11 @@
 // The one check in front of every data call, REST and RPC alike: who is calling
 // (bearer token), whether that client may call now (secret version, disabled,
-// expiry, IP allowlist) and whether the token grants the call's scope.
+// expiry, IP allowlist) and whether the token grants the call's scope (a call
+// without a scope, like the scope list, needs only a valid token).
 
 import { ApiError } from "../errors/api-error.js";
 import type { ClientStates } from "./client-states.js";
-import type { Scope } from "./scopes.js";
+import { SCOPES, type Scope } from "./scopes.js";
 import type { Tokens } from "./tokens.js";
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
@@ -14,6 +15,8 @@ export interface Caller {
   clientId: string;
   clubId: number;
   clubUuid: string;
+  /** Scopes the call may use: the token's scopes the client still holds, in SCOPES order. */
+  scopes: Scope[];
   /** Requests per minute of the club's two buckets. */
   limits: { general: number; tracking: number };
 }
@@ -27,8 +30,9 @@ export class Guard {
   /**
    * @param authorization the Authorization header, if any
    * @param address the caller's IP address (see client-address.ts)
+   * @param scope the scope the call needs; null: any valid token will do
    */
-  async authorize(authorization: string | null | undefined, address: string, scope: Scope): Promise<Caller> {
+  async authorize(authorization: string | null | undefined, address: string, scope: Scope | null): Promise<Caller> {
     const token = bearerToken(authorization);
     if (token === null) throw new ApiError("API_TOKEN_MISSING");
     const claims = await this.tokens.verify(token);
@@ -40,11 +44,13 @@ export class Guard {
     if (state.expiresAt && state.expiresAt.getTime() <= Date.now()) throw new ApiError("API_CLIENT_EXPIRED");
     if (!client.allowlist.allows(address)) throw new ApiError("API_IP_NOT_ALLOWED");
     // Scopes taken from the client since the token was issued are gone at once.
-    if (!claims.scopes.includes(scope) || !state.scopes.includes(scope)) throw new ApiError("API_SCOPE_MISSING", { scope });
+    const granted = (Object.keys(SCOPES) as Scope[]).filter((s) => claims.scopes.includes(s) && state.scopes.includes(s));
+    if (scope !== null && !granted.includes(scope)) throw new ApiError("API_SCOPE_MISSING", { scope });
     return {
       clientId: state.clientId,
       clubId: state.clubId,
       clubUuid: state.clubUuid,
+      scopes: granted,
       limits: {
         general: state.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
         tracking: state.trackingRateLimitPerMinute ?? DEFAULT_TRACKING_RATE_LIMIT_PER_MINUTE,

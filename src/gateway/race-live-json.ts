@@ -65,7 +65,7 @@ function orderRowJson(row: LiveOrderRow) {
 }
 
 /** The v1 spelling of each state (common.proto); UNSPECIFIED is never sent. */
-const STATE_NAMES: Record<StartGroupState, string> = {
+export const STATE_NAMES: Record<StartGroupState, string> = {
   [StartGroupState.UNSPECIFIED]: "Unspecified",
   [StartGroupState.SCHEDULED]: "Scheduled",
   [StartGroupState.STARTED]: "Started",

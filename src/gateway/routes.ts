@@ -6,6 +6,10 @@ import type { FastifyRequest } from "fastify";
 import { EventService, type ListEventsResponse } from "../../gen/racing/v1/event_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { ResultsService } from "../../gen/racing/v1/results_pb.js";
+import { ScopeService, type ListScopesResponse } from "../../gen/racing/v1/scopes_pb.js";
+import { eventLiveJson } from "./event-live-json.js";
+import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
 import { insightsJson } from "./insights-json.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import { raceLiveJson } from "./race-live-json.js";
@@ -20,6 +24,20 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.events.listEvents,
     request: (request) => ({ page: intParam(request, "page"), pageSize: intParam(request, "pageSize") }),
     response: eventsPage,
+  }),
+  restRoute({
+    path: "/events/:eventId/live",
+    rpc: EventService.method.getEventLive,
+    implementation: (services) => services.events.getEventLive,
+    request: (request) => ({ eventId: (request.params as { eventId: string }).eventId }),
+    response: eventLiveJson,
+  }),
+  restRoute({
+    path: "/events/:eventId/results",
+    rpc: ResultsService.method.getEventResults,
+    implementation: (services) => services.results.getEventResults,
+    request: (request) => ({ eventId: (request.params as { eventId: string }).eventId }),
+    response: eventResultsJson,
   }),
   restRoute({
     path: "/races/:raceId/live",
@@ -43,6 +61,20 @@ export const REST_ROUTES: readonly RestRoute[] = [
     request: trackPageRequest,
     response: trackPageJson,
   }),
+  restRoute({
+    path: "/races/:raceId/results",
+    rpc: ResultsService.method.getRaceResults,
+    implementation: (services) => services.results.getRaceResults,
+    request: (request) => ({ raceId: (request.params as { raceId: string }).raceId }),
+    response: raceResultsResponseJson,
+  }),
+  restRoute({
+    path: "/scopes",
+    rpc: ScopeService.method.listScopes,
+    implementation: (services) => services.scopes.listScopes,
+    request: () => ({}),
+    response: scopesJson,
+  }),
 ];
 
 function eventsPage(page: ListEventsResponse) {
@@ -59,6 +91,10 @@ function eventsPage(page: ListEventsResponse) {
     nextPage: page.nextPage ?? null,
     totalItems: page.totalItems,
   };
+}
+
+function scopesJson(response: ListScopesResponse) {
+  return { scopes: response.scopes.map((scope) => ({ name: scope.name, description: scope.description, granted: scope.granted })) };
 }
 
 /** ISO 8601 UTC with milliseconds, or null for an unset timestamp. */

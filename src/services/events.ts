@@ -1,16 +1,27 @@
-// EventService: the events list, the one paginated endpoint.
+// EventService: the events list, the one paginated endpoint, and one event's live
+// status (its races and start groups, for an overlay to find the race to follow).
 
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampFromDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { EventService } from "../../gen/racing/v1/event_pb.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, nextPage, pageWindow } from "../domain/paging.js";
 import { ApiError } from "../errors/api-error.js";
-import { countVisibleEvents, visibleEvents, type EventRecord } from "../store/events.js";
+import { countVisibleEvents, visibleEvents, type EventDetailRecord, type EventRecord } from "../store/events.js";
 import type { Pool } from "../store/pool.js";
+import { visibleEvent } from "./event-access.js";
 import { guarded, type GuardedDeps } from "./guarded.js";
+import { STORED_STATES } from "./race-live.js";
 
 /** The list changes when a club edits its events: a short private freshness, then revalidate with the ETag. */
 export const EVENTS_CACHE_CONTROL = "private, max-age=30";
+
+/**
+ * The live status changes when a race goes live or a group starts or finishes: an
+ * overlay polling it every 10 s learns of that soon enough, and a 304 (the gateway's
+ * ETag) keeps each poll cheap. Private: it is reached with a bearer token and only
+ * some clubs may see the event.
+ */
+export const EVENT_LIVE_CACHE_CONTROL = "private, max-age=10";
 
 export function eventService(deps: GuardedDeps & { pool: Pool }): ServiceImpl<typeof EventService> {
   return {
@@ -26,6 +37,36 @@ export function eventService(deps: GuardedDeps & { pool: Pool }): ServiceImpl<ty
       context.responseHeader.set("cache-control", EVENTS_CACHE_CONTROL);
       return { items: items.map(toMessage), nextPage: nextPage(page, pageSize, totalItems) ?? undefined, totalItems };
     }),
+    getEventLive: guarded(deps, { scope: "events:read", bucket: "general" }, async (request, caller, context) => {
+      const event = await visibleEvent(deps.pool, caller, request.eventId);
+      context.responseHeader.set("cache-control", EVENT_LIVE_CACHE_CONTROL);
+      return { eventLive: eventLiveMessage(event) };
+    }),
+  };
+}
+
+/** The event's races and groups as stored: no delay applied (the race endpoints apply it). */
+function eventLiveMessage(event: EventDetailRecord) {
+  return {
+    eventId: event.uuid,
+    name: event.name,
+    startDate: event.startDate ? timestampFromDate(event.startDate) : undefined,
+    endDate: event.endDate ? timestampFromDate(event.endDate) : undefined,
+    trackingShared: event.trackingShared,
+    delaySeconds: event.delaySeconds,
+    races: event.races.map((race) => ({
+      raceId: race.uuid,
+      raceNo: race.raceNo,
+      name: race.name,
+      isLive: race.isLive,
+      startGroups: race.startGroups.map((group) => ({
+        startGroupId: group.uuid,
+        name: group.name,
+        state: STORED_STATES[group.state],
+        startTimeUtc: group.gunMs === null ? undefined : timestampFromMs(group.gunMs),
+        finishTimeUtc: group.finishMs === null ? undefined : timestampFromMs(group.finishMs),
+      })),
+    })),
   };
 }
 

@@ -20,7 +20,8 @@ export interface GuardedDeps {
 }
 
 export interface CallPolicy {
-  scope: Scope;
+  /** The scope the call needs; null: any valid token (the scope list). */
+  scope: Scope | null;
   /** tracking: the tracking:read endpoints; general: every other data call. */
   bucket: "tracking" | "general";
 }

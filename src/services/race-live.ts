@@ -137,14 +137,15 @@ function liveOrderRows(order: LiveOrderRecord, finishes: Map<string, number>) {
  * are shown as stored.
  */
 function stateAsOf(group: StartGroupRecord, asOf: number): StartGroupState {
-  const stored = STATES[group.state];
+  const stored = STORED_STATES[group.state];
   if (stored !== StartGroupState.STARTED && stored !== StartGroupState.FINISHED) return stored;
   if (group.gunMs !== null && group.gunMs > asOf) return StartGroupState.SCHEDULED;
   if (stored === StartGroupState.FINISHED && group.finishMs !== null && group.finishMs > asOf) return StartGroupState.STARTED;
   return stored;
 }
 
-const STATES: Record<StartGroupRecord["state"], StartGroupState> = {
+/** A stored start group state as the enum of common.proto. */
+export const STORED_STATES: Record<StartGroupRecord["state"], StartGroupState> = {
   Scheduled: StartGroupState.SCHEDULED,
   Started: StartGroupState.STARTED,
   Finished: StartGroupState.FINISHED,

@@ -6,6 +6,8 @@ import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { ResultsService } from "../../gen/racing/v1/results_pb.js";
+import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import type { Pool } from "../store/pool.js";
 import { eventService } from "./events.js";
@@ -15,10 +17,19 @@ import { liveInsightsService } from "./live-insights.js";
 import type { RaceDirectory } from "./race-access.js";
 import { raceLiveService } from "./race-live.js";
 import { registerReflection } from "./reflection.js";
+import { resultsService } from "./results.js";
+import { scopeService } from "./scopes.js";
 import { trackService } from "./track.js";
 
 /** The racing.v1 services, in the order reflection lists them. */
-export const racingServices: readonly DescService[] = [RaceLiveService, LiveInsightsService, TrackService, EventService];
+export const racingServices: readonly DescService[] = [
+  RaceLiveService,
+  LiveInsightsService,
+  TrackService,
+  EventService,
+  ResultsService,
+  ScopeService,
+];
 
 export type ServiceDeps = GuardedDeps & { pool: Pool; races: RaceDirectory; insights: InsightsGenerator };
 
@@ -28,10 +39,19 @@ export interface Services {
   raceLive: ServiceImpl<typeof RaceLiveService>;
   liveInsights: ServiceImpl<typeof LiveInsightsService>;
   track: ServiceImpl<typeof TrackService>;
+  results: ServiceImpl<typeof ResultsService>;
+  scopes: ServiceImpl<typeof ScopeService>;
 }
 
 export function createServices(deps: ServiceDeps): Services {
-  return { events: eventService(deps), raceLive: raceLiveService(deps), liveInsights: liveInsightsService(deps), track: trackService(deps) };
+  return {
+    events: eventService(deps),
+    raceLive: raceLiveService(deps),
+    liveInsights: liveInsightsService(deps),
+    track: trackService(deps),
+    results: resultsService(deps),
+    scopes: scopeService(deps),
+  };
 }
 
 export function connectRoutes(services: Services): (router: ConnectRouter) => void {
@@ -40,6 +60,8 @@ export function connectRoutes(services: Services): (router: ConnectRouter) => vo
     router.service(LiveInsightsService, services.liveInsights);
     router.service(TrackService, services.track);
     router.service(EventService, services.events);
+    router.service(ResultsService, services.results);
+    router.service(ScopeService, services.scopes);
     registerReflection(router, racingServices);
   };
 }

@@ -64,13 +64,18 @@ export async function findRace(db: Pool | Connection, raceUuid: string): Promise
       trackingShared: Boolean(race.tracking_shared),
       delaySeconds: race.delay_seconds,
     },
-    startGroups: groups.map((group) => ({
-      id: group.id,
-      uuid: group.uuid,
-      name: group.name,
-      state: group.state,
-      gunMs: group.start_time ? (group.start_time as Date).getTime() : null,
-      finishMs: group.finish_time ? (group.finish_time as Date).getTime() : null,
-    })),
+    startGroups: groups.map(startGroupRecord),
+  };
+}
+
+/** A start_groups row (id, uuid, name, state, start_time, finish_time) as a record. */
+export function startGroupRecord(group: RowDataPacket): StartGroupRecord {
+  return {
+    id: group.id,
+    uuid: group.uuid,
+    name: group.name,
+    state: group.state,
+    gunMs: group.start_time ? (group.start_time as Date).getTime() : null,
+    finishMs: group.finish_time ? (group.finish_time as Date).getTime() : null,
   };
 }

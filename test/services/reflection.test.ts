@@ -18,6 +18,8 @@ const RACING_SERVICES = [
   "racing.v1.EventService",
   "racing.v1.LiveInsightsService",
   "racing.v1.RaceLiveService",
+  "racing.v1.ResultsService",
+  "racing.v1.ScopeService",
   "racing.v1.TrackService",
 ];
 const REFLECTION_SERVICES = [

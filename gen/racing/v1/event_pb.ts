@@ -12,13 +12,15 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { StartGroupState } from "./common_pb.js";
+import { file_racing_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file racing/v1/event.proto.
  */
 export const file_racing_v1_event: GenFile = /*@__PURE__*/
-  fileDesc("ChVyYWNpbmcvdjEvZXZlbnQucHJvdG8SCXJhY2luZy52MSJVChFMaXN0RXZlbnRzUmVxdWVzdBIRCgRwYWdlGAEgASgFSACIAQESFgoJcGFnZV9zaXplGAIgASgFSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSJwChJMaXN0RXZlbnRzUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5yYWNpbmcudjEuRXZlbnQSFgoJbmV4dF9wYWdlGAIgASgFSACIAQESEwoLdG90YWxfaXRlbXMYAyABKAVCDAoKX25leHRfcGFnZSLDAQoFRXZlbnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIuCgpzdGFydF9kYXRlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfZGF0ZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmFjZV9jb3VudBgFIAEoBRIXCg90cmFja2luZ19zaGFyZWQYBiABKAgSFQoNZGVsYXlfc2Vjb25kcxgHIAEoBTJZCgxFdmVudFNlcnZpY2USSQoKTGlzdEV2ZW50cxIcLnJhY2luZy52MS5MaXN0RXZlbnRzUmVxdWVzdBodLnJhY2luZy52MS5MaXN0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChVyYWNpbmcvdjEvZXZlbnQucHJvdG8SCXJhY2luZy52MSJVChFMaXN0RXZlbnRzUmVxdWVzdBIRCgRwYWdlGAEgASgFSACIAQESFgoJcGFnZV9zaXplGAIgASgFSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSJwChJMaXN0RXZlbnRzUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5yYWNpbmcudjEuRXZlbnQSFgoJbmV4dF9wYWdlGAIgASgFSACIAQESEwoLdG90YWxfaXRlbXMYAyABKAVCDAoKX25leHRfcGFnZSLDAQoFRXZlbnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIuCgpzdGFydF9kYXRlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfZGF0ZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmFjZV9jb3VudBgFIAEoBRIXCg90cmFja2luZ19zaGFyZWQYBiABKAgSFQoNZGVsYXlfc2Vjb25kcxgHIAEoBSInChNHZXRFdmVudExpdmVSZXF1ZXN0EhAKCGV2ZW50X2lkGAEgASgJIkAKFEdldEV2ZW50TGl2ZVJlc3BvbnNlEigKCmV2ZW50X2xpdmUYASABKAsyFC5yYWNpbmcudjEuRXZlbnRMaXZlIt8BCglFdmVudExpdmUSEAoIZXZlbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIuCgpzdGFydF9kYXRlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfZGF0ZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPdHJhY2tpbmdfc2hhcmVkGAUgASgIEhUKDWRlbGF5X3NlY29uZHMYBiABKAUSJAoFcmFjZXMYByADKAsyFS5yYWNpbmcudjEuUmFjZVN0YXR1cyKAAQoKUmFjZVN0YXR1cxIPCgdyYWNlX2lkGAEgASgJEg8KB3JhY2Vfbm8YAiABKAUSDAoEbmFtZRgDIAEoCRIPCgdpc19saXZlGAQgASgIEjEKDHN0YXJ0X2dyb3VwcxgFIAMoCzIbLnJhY2luZy52MS5TdGFydEdyb3VwU3RhdHVzIswBChBTdGFydEdyb3VwU3RhdHVzEhYKDnN0YXJ0X2dyb3VwX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSKQoFc3RhdGUYAyABKA4yGi5yYWNpbmcudjEuU3RhcnRHcm91cFN0YXRlEjIKDnN0YXJ0X3RpbWVfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maW5pc2hfdGltZV91dGMYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMqoBCgxFdmVudFNlcnZpY2USSQoKTGlzdEV2ZW50cxIcLnJhY2luZy52MS5MaXN0RXZlbnRzUmVxdWVzdBodLnJhY2luZy52MS5MaXN0RXZlbnRzUmVzcG9uc2USTwoMR2V0RXZlbnRMaXZlEh4ucmFjaW5nLnYxLkdldEV2ZW50TGl2ZVJlcXVlc3QaHy5yYWNpbmcudjEuR2V0RXZlbnRMaXZlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_racing_v1_common]);
 
 /**
  * Request of EventService.ListEvents.
@@ -152,6 +154,216 @@ export const EventSchema: GenMessage<Event> = /*@__PURE__*/
   messageDesc(file_racing_v1_event, 2);
 
 /**
+ * Request of EventService.GetEventLive.
+ *
+ * @generated from message racing.v1.GetEventLiveRequest
+ */
+export type GetEventLiveRequest = Message<"racing.v1.GetEventLiveRequest"> & {
+  /**
+   * UUID of the event (from the events list). A malformed id is
+   * EVENT_NOT_FOUND, never INVALID_ARGUMENT.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+};
+
+/**
+ * Describes the message racing.v1.GetEventLiveRequest.
+ * Use `create(GetEventLiveRequestSchema)` to create a new message.
+ */
+export const GetEventLiveRequestSchema: GenMessage<GetEventLiveRequest> = /*@__PURE__*/
+  messageDesc(file_racing_v1_event, 3);
+
+/**
+ * Response of EventService.GetEventLive.
+ *
+ * @generated from message racing.v1.GetEventLiveResponse
+ */
+export type GetEventLiveResponse = Message<"racing.v1.GetEventLiveResponse"> & {
+  /**
+   * The event live status; always set. REST writes it as the whole body.
+   *
+   * @generated from field: racing.v1.EventLive event_live = 1;
+   */
+  eventLive?: EventLive | undefined;
+};
+
+/**
+ * Describes the message racing.v1.GetEventLiveResponse.
+ * Use `create(GetEventLiveResponseSchema)` to create a new message.
+ */
+export const GetEventLiveResponseSchema: GenMessage<GetEventLiveResponse> = /*@__PURE__*/
+  messageDesc(file_racing_v1_event, 4);
+
+/**
+ * An event with the state of its races, as stored (no delay is applied: the
+ * status tells which race to follow, the race endpoints apply the delay).
+ *
+ * @generated from message racing.v1.EventLive
+ */
+export type EventLive = Message<"racing.v1.EventLive"> & {
+  /**
+   * UUID of the event. Never empty.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * Name of the event. Never empty.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * First day of the event. Unset (null) when the event has no start date.
+   *
+   * @generated from field: google.protobuf.Timestamp start_date = 3;
+   */
+  startDate?: Timestamp | undefined;
+
+  /**
+   * Last day of the event. Unset (null) when the event has no end date.
+   *
+   * @generated from field: google.protobuf.Timestamp end_date = 4;
+   */
+  endDate?: Timestamp | undefined;
+
+  /**
+   * Whether the club shares the event's tracking data (the opt-in); without
+   * it the race endpoints answer TRACKING_NOT_SHARED.
+   *
+   * @generated from field: bool tracking_shared = 5;
+   */
+  trackingShared: boolean;
+
+  /**
+   * Delay of the event's race data in seconds, 0-600.
+   *
+   * @generated from field: int32 delay_seconds = 6;
+   */
+  delaySeconds: number;
+
+  /**
+   * Races of the event by race_no, ties by race id. Never null in REST (may
+   * be empty).
+   *
+   * @generated from field: repeated racing.v1.RaceStatus races = 7;
+   */
+  races: RaceStatus[];
+};
+
+/**
+ * Describes the message racing.v1.EventLive.
+ * Use `create(EventLiveSchema)` to create a new message.
+ */
+export const EventLiveSchema: GenMessage<EventLive> = /*@__PURE__*/
+  messageDesc(file_racing_v1_event, 5);
+
+/**
+ * One race of an event live status.
+ *
+ * @generated from message racing.v1.RaceStatus
+ */
+export type RaceStatus = Message<"racing.v1.RaceStatus"> & {
+  /**
+   * UUID of the race, for the race endpoints. Never empty.
+   *
+   * @generated from field: string race_id = 1;
+   */
+  raceId: string;
+
+  /**
+   * Number of the race within its event.
+   *
+   * @generated from field: int32 race_no = 2;
+   */
+  raceNo: number;
+
+  /**
+   * Name of the race. Never empty.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The race's broadcast-active flag: true while the club broadcasts it.
+   *
+   * @generated from field: bool is_live = 4;
+   */
+  isLive: boolean;
+
+  /**
+   * Start groups of the race in the race's order. Never null in REST (may be
+   * empty).
+   *
+   * @generated from field: repeated racing.v1.StartGroupStatus start_groups = 5;
+   */
+  startGroups: StartGroupStatus[];
+};
+
+/**
+ * Describes the message racing.v1.RaceStatus.
+ * Use `create(RaceStatusSchema)` to create a new message.
+ */
+export const RaceStatusSchema: GenMessage<RaceStatus> = /*@__PURE__*/
+  messageDesc(file_racing_v1_event, 6);
+
+/**
+ * One start group of a race in an event live status.
+ *
+ * @generated from message racing.v1.StartGroupStatus
+ */
+export type StartGroupStatus = Message<"racing.v1.StartGroupStatus"> & {
+  /**
+   * UUID of the start group. Never empty.
+   *
+   * @generated from field: string start_group_id = 1;
+   */
+  startGroupId: string;
+
+  /**
+   * Name of the start group. Never empty.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Lifecycle state as stored (no delay applied). Never UNSPECIFIED in a
+   * response.
+   *
+   * @generated from field: racing.v1.StartGroupState state = 3;
+   */
+  state: StartGroupState;
+
+  /**
+   * Start (gun) time as stored, also when it lies ahead. Unset (null) when
+   * the group has no start time yet.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time_utc = 4;
+   */
+  startTimeUtc?: Timestamp | undefined;
+
+  /**
+   * Finish time of the group as stored. Unset (null) when not set.
+   *
+   * @generated from field: google.protobuf.Timestamp finish_time_utc = 5;
+   */
+  finishTimeUtc?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message racing.v1.StartGroupStatus.
+ * Use `create(StartGroupStatusSchema)` to create a new message.
+ */
+export const StartGroupStatusSchema: GenMessage<StartGroupStatus> = /*@__PURE__*/
+  messageDesc(file_racing_v1_event, 7);
+
+/**
  * The club's events.
  *
  * @generated from service racing.v1.EventService
@@ -175,6 +387,24 @@ export const EventService: GenService<{
     methodKind: "unary";
     input: typeof ListEventsRequestSchema;
     output: typeof ListEventsResponseSchema;
+  },
+  /**
+   * Returns one event with its races and their start groups: what an overlay
+   * needs to find the race to follow (then GetRaceLive with its race id).
+   *
+   * REST: GET /api/v1/events/{eventId}/live. Scope: events:read; general
+   * bucket. Read on every call (no shared cache); REST sends Cache-Control:
+   * private, max-age=10.
+   * Errors (ErrorInfo.reason): EVENT_NOT_FOUND (NOT_FOUND; an unknown,
+   * non-UUID, unpublished or legacy event id, or one neither owned nor
+   * co-hosted by the caller's club: all answered alike), plus the common codes.
+   *
+   * @generated from rpc racing.v1.EventService.GetEventLive
+   */
+  getEventLive: {
+    methodKind: "unary";
+    input: typeof GetEventLiveRequestSchema;
+    output: typeof GetEventLiveResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_racing_v1_event, 0);
