@@ -12,7 +12,8 @@ import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import type { Pool } from "../store/pool.js";
 import { newestFixes, type FixRow, type FixSeek } from "../store/fixes.js";
-import { appliedCourseVersions, boatKey, liveMembers, newestLiveOrders, newestWind, phoneFinishes, type LiveMember, type LiveOrderRecord } from "../store/race-live.js";
+import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boats.js";
+import { appliedCourseVersions, newestLiveOrders, newestWind, type LiveOrderRecord } from "../store/race-live.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import { guarded } from "./guarded.js";
 import type { ServiceDeps } from "./routes.js";
@@ -47,7 +48,7 @@ async function readRaceLive(pool: Pool, race: RaceRecord, nowMs: number): Promis
   const asOf = dataAsOf(nowMs, race.event.delaySeconds);
   const groupIds = race.startGroups.map((group) => group.id);
   const [members, finishes, wind, courses, orders] = await Promise.all([
-    liveMembers(pool, groupIds),
+    groupBoats(pool, groupIds),
     phoneFinishes(pool, groupIds, asOf),
     newestWind(pool, groupIds, asOf),
     appliedCourseVersions(pool, groupIds, asOf),
@@ -95,7 +96,7 @@ async function readRaceLive(pool: Pool, race: RaceRecord, nowMs: number): Promis
 }
 
 /** The group's members that have a fix in their window, by sail number in natural order. */
-function liveBoats(members: LiveMember[], fixes: Map<string, FixRow>) {
+function liveBoats(members: GroupBoat[], fixes: Map<string, FixRow>) {
   return members
     .flatMap((member) => {
       const fix = fixes.get(boatKey(member.startGroupId, member.entryId));

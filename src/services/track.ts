@@ -23,7 +23,7 @@ import { ApiError } from "../errors/api-error.js";
 import { fixesInWindow } from "../store/fixes.js";
 import type { Pool } from "../store/pool.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
-import { trackEntries, type TrackEntry } from "../store/track.js";
+import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boats.js";
 import { guarded } from "./guarded.js";
 import type { ServiceDeps } from "./routes.js";
 
@@ -112,14 +112,16 @@ async function readPage(pool: Pool, race: RaceRecord, group: StartGroupRecord, w
 
 /** Approved boats with a phone and at least one fix of their capture window in the window, by sail number. */
 async function readBoats(pool: Pool, startGroupId: number, gunMs: number, window: TrackWindow): Promise<TrackBoat[]> {
-  const wanted = new Map<number, { entry: TrackEntry; served: TimeRange }>();
+  const wanted = new Map<number, { entry: GroupBoat; served: TimeRange }>();
   let fromMs = Infinity;
   let untilMs = -Infinity;
-  for (const entry of await trackEntries(pool, startGroupId)) {
-    const range = servedRange(gunMs, entry.finishMs);
+  // A finish after the window cannot end a boat's points inside it.
+  const [entries, finishes] = await Promise.all([groupBoats(pool, [startGroupId]), phoneFinishes(pool, [startGroupId], window.untilMs)]);
+  for (const entry of entries) {
+    const range = servedRange(gunMs, finishes.get(boatKey(startGroupId, entry.entryId)) ?? null);
     const served = range && overlap(range, window.sinceMs, window.untilMs);
     if (!served) continue;
-    wanted.set(entry.id, { entry, served });
+    wanted.set(entry.entryId, { entry, served });
     fromMs = Math.min(fromMs, served.fromMs);
     untilMs = Math.max(untilMs, served.untilMs);
   }
@@ -127,7 +129,7 @@ async function readBoats(pool: Pool, startGroupId: number, gunMs: number, window
 
   // Boat by boat in time order: each boat's fixes are one run of rows.
   const fixes = await fixesInWindow(pool, startGroupId, [...wanted.keys()], fromMs, untilMs);
-  const boats: Array<{ entry: TrackEntry; boat: TrackBoat }> = [];
+  const boats: Array<{ entry: GroupBoat; boat: TrackBoat }> = [];
   for (let start = 0; start < fixes.length; ) {
     const entryId = fixes[start]!.entryId;
     let end = start;

@@ -7,7 +7,7 @@ import { TRACK_LOOKBACK_MS, type DetectionInput } from "../insights/detect.js";
 import type { BoatRef } from "../insights/facts.js";
 import { fixesInWindow } from "./fixes.js";
 import type { Connection, Pool } from "./pool.js";
-import { liveMembers } from "./race-live.js";
+import { boatKey, groupBoats, phoneFinishes } from "./boats.js";
 import type { RaceRecord } from "./races.js";
 
 type Db = Pool | Connection;
@@ -17,10 +17,10 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
   const groupIds = race.startGroups.map((group) => group.id);
   if (groupIds.length === 0) return [];
   const [members, orders, courses, finishes, wind] = await Promise.all([
-    liveMembers(db, groupIds),
+    groupBoats(db, groupIds),
     liveOrders(db, groupIds, fromMs, toMs),
     courseVersions(db, groupIds, toMs),
-    finishesBetween(db, groupIds, fromMs, toMs),
+    phoneFinishes(db, groupIds, toMs),
     windReadings(db, groupIds, fromMs, toMs),
   ]);
   return Promise.all(
@@ -47,7 +47,11 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
         liveOrders: orders.get(group.id) ?? [],
         tracks,
         courses: courses.get(group.id) ?? [],
-        finishes: finishes.get(group.id) ?? [],
+        // A boat's (first) finish, when it falls in the window.
+        finishes: own.flatMap((member) => {
+          const finishMs = finishes.get(boatKey(group.id, member.entryId));
+          return finishMs !== undefined && finishMs > fromMs ? [{ entryId: member.uuid, finishMs }] : [];
+        }),
         wind: wind.get(group.id) ?? [],
       };
     }),
@@ -119,16 +123,6 @@ async function courseVersions(db: Db, groupIds: number[], toMs: number): Promise
     version.steps.at(-1)!.marks.push({ key: row.mark_key as string, lat: row.lat as number, lon: row.lon as number });
   }
   return versions;
-}
-
-/** Each entry's first phone finish, when it falls in (fromMs, toMs]. */
-async function finishesBetween(db: Db, groupIds: number[], fromMs: number, toMs: number): Promise<Map<number, DetectionInput["finishes"]>> {
-  const [rows] = await db.query<RowDataPacket[]>(
-    `SELECT f.start_group_id, e.uuid, MIN(f.finish_time) AS finish_time FROM phone_finishes f JOIN entries e ON e.id = f.entry_id
-     WHERE f.start_group_id IN (?) GROUP BY f.start_group_id, e.uuid HAVING finish_time > ? AND finish_time <= ?`,
-    [groupIds, new Date(fromMs), new Date(toMs)],
-  );
-  return byGroup(rows, (row) => ({ entryId: row.uuid as string, finishMs: (row.finish_time as Date).getTime() }));
 }
 
 /** Readings in (fromMs, toMs] and the newest at or before fromMs, ascending. */
