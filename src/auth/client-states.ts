@@ -2,7 +2,7 @@
 // 5 seconds: a disable, expiry, allowlist, scope change or secret rotation made on
 // any instance bites everywhere within 5 s, at one query per client per 5 s.
 
-import { LRUCache } from "lru-cache";
+import { SharedRead } from "../shared-read.js";
 import { findClientState, type ClientState } from "../store/clients.js";
 import type { Pool } from "../store/pool.js";
 import { parseAllowlist, type IpAllowlist } from "./ip-allowlist.js";
@@ -15,27 +15,17 @@ export interface KnownClient {
 }
 
 export class ClientStates {
-  private readonly cache = new LRUCache<string, { client: KnownClient | null }>({ max: 100_000, ttl: CLIENT_STATE_MAX_AGE_MS });
-  private readonly loading = new Map<string, Promise<KnownClient | null>>();
+  private readonly clients = new SharedRead<{ client: KnownClient | null }>({ ttlMs: CLIENT_STATE_MAX_AGE_MS, max: 100_000 });
 
   constructor(private readonly pool: Pool) {}
 
   /** The client as stored at most 5 s ago; null when it does not exist. */
   async get(clientId: string): Promise<KnownClient | null> {
-    const cached = this.cache.get(clientId);
-    if (cached) return cached.client;
-    let load = this.loading.get(clientId);
-    if (!load) {
-      load = this.load(clientId).finally(() => this.loading.delete(clientId));
-      this.loading.set(clientId, load);
-    }
-    return load;
+    return (await this.clients.get(clientId, () => this.load(clientId))).client;
   }
 
-  private async load(clientId: string): Promise<KnownClient | null> {
+  private async load(clientId: string): Promise<{ client: KnownClient | null }> {
     const state = await findClientState(this.pool, clientId);
-    const client = state ? { state, allowlist: parseAllowlist(state.ipAllowlist) } : null;
-    this.cache.set(clientId, { client });
-    return client;
+    return { client: state ? { state, allowlist: parseAllowlist(state.ipAllowlist) } : null };
   }
 }

@@ -14,7 +14,7 @@ import type { RaceRecord } from "../store/races.js";
 import { guarded } from "./guarded.js";
 import { DATA_AS_OF_HEADER } from "./race-live.js";
 import type { ServiceDeps } from "./routes.js";
-import { SharedRead } from "./shared-read.js";
+import { SharedRead } from "../shared-read.js";
 
 /** A race that is not live answers the same until it goes live: poll it at the recommended 15-60 s. */
 const NOT_LIVE_MAX_AGE_S = 15;

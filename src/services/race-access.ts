@@ -4,7 +4,7 @@
 // visible race of an event that does not share tracking is TRACKING_NOT_SHARED for
 // the tracking endpoints (live, insights, track), and served by the others (results).
 
-import { LRUCache } from "lru-cache";
+import { SharedRead } from "../shared-read.js";
 import type { Caller } from "../auth/guard.js";
 import { ApiError } from "../errors/api-error.js";
 import { findRace, type RaceRecord } from "../store/races.js";
@@ -20,8 +20,7 @@ export function isUuid(id: string): boolean {
 }
 
 export class RaceDirectory {
-  private readonly cache = new LRUCache<string, { race: RaceRecord | null }>({ max: 10_000, ttl: RACE_MAX_AGE_MS });
-  private readonly loading = new Map<string, Promise<RaceRecord | null>>();
+  private readonly races = new SharedRead<{ race: RaceRecord | null }>({ ttlMs: RACE_MAX_AGE_MS, max: 10_000 });
 
   constructor(private readonly pool: Pool) {}
 
@@ -40,20 +39,9 @@ export class RaceDirectory {
   }
 
   private async race(uuid: string): Promise<RaceRecord | null> {
-    const cached = this.cache.get(uuid);
-    if (cached) return cached.race;
-    let load = this.loading.get(uuid);
-    if (!load) {
-      load = findRace(this.pool, uuid)
-        .then((race) => {
-          this.cache.set(uuid, { race });
-          return race;
-        })
-        .finally(() => this.loading.delete(uuid));
-      this.loading.set(uuid, load);
-    }
-    return load;
+    return (await this.races.get(uuid, async () => ({ race: await findRace(this.pool, uuid) }))).race;
   }
+
 }
 
 /** The visibility rule on a race already read; store/events.ts VISIBLE_TO_CLUB is its SQL form. */

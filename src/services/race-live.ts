@@ -17,7 +17,7 @@ import { appliedCourseVersions, newestLiveOrders, newestWind, type LiveOrderReco
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import { guarded } from "./guarded.js";
 import type { ServiceDeps } from "./routes.js";
-import { SharedRead } from "./shared-read.js";
+import { SharedRead } from "../shared-read.js";
 
 /** The spec's "shared server-side cache of 2 seconds per race". */
 export const LIVE_MAX_AGE_MS = 2000;

@@ -8,7 +8,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { LRUCache } from "lru-cache";
 import {
   GetTrackPageResponseSchema,
   TrackBoatSchema,
@@ -24,7 +23,9 @@ import { fixesInWindow } from "../store/fixes.js";
 import type { Pool } from "../store/pool.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boats.js";
+import { SharedRead } from "../shared-read.js";
 import { guarded } from "./guarded.js";
+import { isUuid } from "./race-access.js";
 import type { ServiceDeps } from "./routes.js";
 
 /**
@@ -44,17 +45,21 @@ export const KEPT_POINTS = 500_000;
 /** A kept window is rebuilt after an hour, as a client's copy expires: names and approvals can change. */
 export const KEPT_MS = 3600_000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
 const MIN_SECONDS = -62_135_596_800n;
 const MAX_SECONDS = 253_402_300_799n;
 
 export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService> {
-  const kept = new KeptPages();
+  // Immutable windows as their answer messages, bounded by the fixes they hold: the same
+  // message object each time, so the gateway makes its bytes, ETag and compression once.
+  const kept = new SharedRead<GetTrackPageResponse>({
+    ttlMs: KEPT_MS,
+    maxSize: { total: KEPT_POINTS, sizeOf: (page) => 1 + page.boats.reduce((n, boat) => n + boat.t.length, 0) },
+  });
   return {
     getTrackPage: guarded(deps, { scope: "tracking:read", bucket: "tracking" }, async (request, caller, context) => {
       const nowMs = Date.now();
-      if (request.startGroupId !== undefined && !UUID.test(request.startGroupId)) throw invalid("startGroupId");
+      if (request.startGroupId !== undefined && !isUuid(request.startGroupId)) throw invalid("startGroupId");
       const requested = requestedWindow(epochMs(request.since, "since"), epochMs(request.until, "until"));
       if (typeof requested === "string") throw invalid(requested);
 
@@ -157,35 +162,4 @@ async function readBoats(pool: Pool, startGroupId: number, gunMs: number, window
   }
   boats.sort((a, b) => compareSailNumbers(a.entry.sailNumber, b.entry.sailNumber) || (a.entry.uuid < b.entry.uuid ? -1 : 1));
   return boats.map((b) => b.boat);
-}
-
-/**
- * Immutable windows as their answer messages, bounded by the fixes they hold. The same
- * message object is returned each time, so the gateway's bytes, ETag and compression
- * (kept per message) are made once; concurrent misses of one window share one read;
- * a failed read is not kept.
- */
-class KeptPages {
-  private readonly pages = new LRUCache<string, GetTrackPageResponse>({
-    maxSize: KEPT_POINTS,
-    sizeCalculation: (page) => 1 + page.boats.reduce((n, boat) => n + boat.t.length, 0),
-    ttl: KEPT_MS,
-  });
-  private readonly loading = new Map<string, Promise<GetTrackPageResponse>>();
-
-  get(key: string, read: () => Promise<GetTrackPageResponse>): Promise<GetTrackPageResponse> {
-    const page = this.pages.get(key);
-    if (page) return Promise.resolve(page);
-    let pending = this.loading.get(key);
-    if (!pending) {
-      pending = read()
-        .then((read) => {
-          this.pages.set(key, read);
-          return read;
-        })
-        .finally(() => this.loading.delete(key));
-      this.loading.set(key, pending);
-    }
-    return pending;
-  }
 }

@@ -1,7 +1,8 @@
 // One read shared by every caller: a value per key, loaded at most once per `ttlMs`
 // however many callers ask, with concurrent misses awaiting the same load
 // (single-flight). A failed load is never kept: the next caller tries again, so a 503
-// of a slow read model is not served from the cache.
+// of a slow read model is not served from the cache. Used for client state, race
+// visibility, the live read, settled track windows and insights answers.
 
 import { LRUCache } from "lru-cache";
 
@@ -9,7 +10,9 @@ export interface SharedReadOptions<V> {
   /** How long a loaded value is served, counted from the start of its load (the moment its data was cut); per value if a function. */
   ttlMs: number | ((value: V) => number);
   /** Most keys kept; the least recently used go first. */
-  max: number;
+  max?: number;
+  /** Or a bound on the values' total size, as `sizeOf` measures it. */
+  maxSize?: { total: number; sizeOf: (value: V) => number };
 }
 
 export class SharedRead<V extends object> {
@@ -17,7 +20,9 @@ export class SharedRead<V extends object> {
   private readonly loading = new Map<string, Promise<V>>();
 
   constructor(private readonly options: SharedReadOptions<V>) {
-    this.values = new LRUCache<string, V>({ max: options.max });
+    this.values = options.maxSize
+      ? new LRUCache<string, V>({ maxSize: options.maxSize.total, sizeCalculation: options.maxSize.sizeOf })
+      : new LRUCache<string, V>({ max: options.max ?? 1000 });
   }
 
   /** The value of `key` loaded less than ttlMs ago, the load under way, or a new load. */
