@@ -26,6 +26,7 @@ import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boa
 import { SharedRead } from "../shared-read.js";
 import { guarded } from "./guarded.js";
 import { isUuid } from "./race-access.js";
+import { DATA_AS_OF_HEADER } from "./race-live.js";
 import type { ServiceDeps } from "./routes.js";
 
 /**
@@ -69,7 +70,7 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
       const window = trackWindow(requested, cutoffMs, group.gunMs);
       if (typeof window === "string") throw invalid(window);
 
-      context.responseHeader.set("x-data-as-of", new Date(cutoffMs).toISOString());
+      context.responseHeader.set(DATA_AS_OF_HEADER, new Date(cutoffMs).toISOString());
       context.responseHeader.set("cache-control", window.immutable ? IMMUTABLE_CACHE_CONTROL : NEAR_NOW_CACHE_CONTROL);
       if (!window.immutable) return readPage(deps.pool, race, group, window);
       // Everything the answer depends on besides the stored rows: a changed delay or gun makes another answer.
