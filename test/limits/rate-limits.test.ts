@@ -148,7 +148,7 @@ describe("rate limits in Redis", () => {
     const b = await open();
     const key = randomUUID();
     expect(await a.consume("tracking", key, 2)).toMatchObject({ allowed: true, remaining: 1 });
-    redis.pause();
+    await redis.pause();
     try {
       const started = Date.now();
       const slow = await consumeTimes(a, 3, "tracking", key, 2);

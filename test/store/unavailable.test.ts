@@ -185,7 +185,7 @@ describe("a database that goes away", () => {
   it("gives up on a hung server in the client, and recovers when it answers again", async () => {
     const shared = pool({ statementTimeoutMs: 300, connectTimeoutMs: 500 });
     await shared.query("SELECT 1");
-    db.freeze();
+    await db.freeze();
     // The warm connection: the server never answers, so the client's timeout (300 ms + 1 s) fires.
     const onWarm = await failure(() => shared.query("SELECT 1"));
     expect(onWarm.error.code).toBe("PROTOCOL_SEQUENCE_TIMEOUT");

@@ -5,6 +5,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { stopProcess } from "./process.js";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,8 +31,8 @@ export interface MariaDbInstance {
   stop(): Promise<void>;
   /** Starts the server again on the same port and data directory; resolves once it answers. */
   start(): Promise<void>;
-  /** SIGSTOP: the server keeps its sockets but answers nothing, like a hung host. */
-  freeze(): void;
+  /** SIGSTOP: the server keeps its sockets but answers nothing, like a hung host. Resolves once every thread has stopped. */
+  freeze(): Promise<void>;
   /** SIGCONT after `freeze`. */
   thaw(): void;
   /** Stops the server and removes its data directory. */
@@ -119,7 +120,11 @@ export async function startMariaDbInstance(): Promise<MariaDbInstance> {
     port,
     start,
     stop,
-    freeze: () => void server?.kill("SIGSTOP"),
+    freeze: async () => {
+      const child = server;
+      if (!child?.pid) return;
+      await stopProcess(child);
+    },
     thaw: () => void server?.kill("SIGCONT"),
     destroy,
   };

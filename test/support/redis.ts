@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { createServer, connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
+import { stopProcess } from "./process.js";
 
 const run = promisify(execFile);
 const HOST = "127.0.0.1";
@@ -18,8 +19,8 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty: nothing is persisted. */
   start(): Promise<void>;
-  /** Freezes the process (SIGSTOP): connections stay open, calls get no answer. */
-  pause(): void;
+  /** Freezes the process (SIGSTOP): connections stay open, calls get no answer. Resolves once it has stopped. */
+  pause(): Promise<void>;
   /** Lets a paused server go on (SIGCONT); it then answers what it was sent meanwhile. */
   resume(): void;
 }
@@ -50,8 +51,8 @@ export async function ensureRedisServer(log: (message: string) => void = () => {
       child = await startRedis(binary, port);
       log(`redis-server answers on ${HOST}:${port}`);
     },
-    pause() {
-      child?.kill("SIGSTOP");
+    async pause() {
+      if (child) await stopProcess(child);
     },
     resume() {
       child?.kill("SIGCONT");
