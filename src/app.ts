@@ -5,16 +5,29 @@
 
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import fastifySwagger from "@fastify/swagger";
+import fastifySwaggerUi from "@fastify/swagger-ui";
 import { errorsPage } from "./docs/errors-page.js";
+import { referenceOptions } from "./docs/reference.js";
+import { COMPONENT_SCHEMAS } from "./gateway/json-schemas.js";
+import { openApiOptions } from "./gateway/openapi.js";
 import { gateway } from "./gateway/plugin.js";
 import type { Runtime } from "./runtime.js";
 import { callContext } from "./services/context.js";
 import { connectRoutes } from "./services/routes.js";
 
 const READINESS_TIMEOUT_MS = 2000;
+/** Node refuses request heads over 16 KiB, so no path parameter is longer than this. */
+const MAX_PATH_PARAM_LENGTH = 16 * 1024;
 
 export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger });
+  // A long id is still an id that does not exist (404 RACE_NOT_FOUND), not a route
+  // that does not: Fastify's default of 100 characters would answer API_ROUTE_NOT_FOUND.
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH } });
+
+  // Before any route, so it sees them all; it documents only the gateway's tagged ones.
+  await app.register(fastifySwagger, openApiOptions(runtime.publicBaseUrl, runtime.errorsUrl));
+  for (const schema of COMPONENT_SCHEMAS) app.addSchema(schema);
 
   // The Connect plugin replaces the body parsers inside its scope, so it gets a scope
   // of its own and the REST gateway keeps its own.
@@ -25,6 +38,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     });
   });
   await app.register(gateway(runtime), { prefix: "/api/v1" });
+
+  await app.register(fastifySwaggerUi, referenceOptions());
 
   const page = errorsPage();
   app.get("/docs/errors", async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", "public, max-age=3600").send(page));

@@ -6,6 +6,7 @@ import { pino, type Logger } from "pino";
 import { CLIENTS_USAGE, clientsCommand } from "./clients-cli.js";
 import { KEYS_USAGE, keysCommand } from "./keys-cli.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
+import { buildApp } from "./app.js";
 import { runDemo } from "./demo.js";
 import { importScenarioFile, ScenarioRejected } from "./scenario/import.js";
 import { createRuntime, servingPoolOptions } from "./runtime.js";
@@ -24,6 +25,7 @@ Commands:
   clients ...     create, list and change API clients (race-api clients --help)
   keys ...        list, rotate and retire the token signing keys (race-api keys --help)
   demo            local database, a simulated live race, credentials and a server: try it out
+  openapi         print the OpenAPI 3.1 document of /api/v1 (needs no database)
 
 Without DATABASE_URL the commands use a local MariaDB on 127.0.0.1:3306, installing and
 starting Debian's mariadb-server when none answers. See README.md for every variable.
@@ -31,6 +33,8 @@ starting Debian's mariadb-server when none answers. See README.md for every vari
 
 /** Database used when DATABASE_URL is unset, per command. */
 const LOCAL_DATABASE = "race_api";
+/** mysql2 pools connect on first use; building the app uses none. */
+const NEVER_CONNECTED_DATABASE = "mysql://unused@127.0.0.1:1/unused";
 
 export async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: "boolean", short: "h" } } });
@@ -57,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
         return await importFile(config, rest);
       case "demo":
         return await runDemo(config);
+      case "openapi":
+        return await printOpenApiDocument(config);
       case "clients":
         // Its own options: everything after the word, not the loosely parsed positionals.
         return await withPool(config, logger(config), async (pool) => {
@@ -111,6 +117,22 @@ async function importFile(config: Config, args: string[]): Promise<number> {
         `${summary.events} events, ${summary.entries} entries, ${summary.races} races, ${summary.startGroups} start groups, ${summary.fixes} fixes`,
     );
   });
+}
+
+/** The document the server serves at /api/v1/openapi.json, from an app that never listens nor queries. */
+async function printOpenApiDocument(config: Config): Promise<number> {
+  const pool = createPool(NEVER_CONNECTED_DATABASE, { connectionLimit: 1 });
+  const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
+  const app = await buildApp(runtime);
+  try {
+    await app.ready();
+    process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
+    return 0;
+  } finally {
+    await app.close();
+    await runtime.close();
+    await pool.end();
+  }
 }
 
 /**

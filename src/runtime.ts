@@ -26,6 +26,8 @@ export interface Runtime {
   services: Services;
   tokenEndpoint: TokenEndpoint;
   resolveAddress: AddressResolver;
+  /** `{base_url}` of the spec: where clients reach this service. */
+  publicBaseUrl: string;
   /** `{errors_url}` of the spec: the page documenting every error code. */
   errorsUrl: string;
   close(): Promise<void>;
@@ -62,6 +64,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
     }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     resolveAddress: addressResolver(config.trustProxy),
+    publicBaseUrl: config.publicBaseUrl,
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,
     close: () => limits.close(),
   };

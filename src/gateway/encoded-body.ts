@@ -20,7 +20,7 @@ export interface Representation {
   encoding: Encoding;
 }
 
-class EncodedBody {
+export class EncodedBody {
   private readonly compressed = new Map<Encoding, Promise<Representation>>();
 
   constructor(readonly identity: Representation) {}
@@ -44,10 +44,11 @@ class EncodedBody {
 
 const encodedBodies = new WeakMap<object, EncodedBody>();
 
-export function encodedBody(message: object, toJson: () => unknown): EncodedBody {
+/** The bytes of `message`, serialised by `serialize` the first time they are asked for. */
+export function encodedBody(message: object, serialize: () => string): EncodedBody {
   let encoded = encodedBodies.get(message);
   if (!encoded) {
-    const body = Buffer.from(JSON.stringify(toJson()));
+    const body = Buffer.from(serialize());
     encoded = new EncodedBody({ body, etag: strongEtag(body), encoding: "identity" });
     encodedBodies.set(message, encoded);
   }

@@ -4,7 +4,7 @@
 
 import type { GetEventLiveResponse, RaceStatus, StartGroupStatus } from "../../gen/racing/v1/event_pb.js";
 import { STATE_NAMES } from "./race-live-json.js";
-import { dateTime } from "./routes.js";
+import { dateTime } from "./date-time-json.js";
 
 export function eventLiveJson(response: GetEventLiveResponse): unknown {
   const live = response.eventLive;

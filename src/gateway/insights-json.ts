@@ -1,9 +1,9 @@
 // GetLiveInsightsResponse as the spec's insights response object: every field, nulls present.
 
 import { InsightKind, InsightSource, type GetLiveInsightsResponse } from "../../gen/racing/v1/live_insights_pb.js";
-import { dateTime } from "./routes.js";
+import { dateTime } from "./date-time-json.js";
 
-const KIND_NAMES: Record<InsightKind, string> = {
+export const KIND_NAMES: Record<InsightKind, string> = {
   [InsightKind.UNSPECIFIED]: "unspecified",
   [InsightKind.LEAD_CHANGE]: "leadChange",
   [InsightKind.MARK_ROUNDING]: "markRounding",

@@ -5,17 +5,19 @@
 // (ETag, 304) are computed from the bytes it sends.
 
 import { ConnectError } from "@connectrpc/connect";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { HandlerContext } from "@connectrpc/connect";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
 import { ApiError, describeRpcError, errorHeaders, TRACE_ID_HEADER } from "../errors/api-error.js";
 import { traceId, traceIdFrom } from "../services/context.js";
 import type { Services } from "../services/routes.js";
-import { chooseEncoding, encodedBody } from "./encoded-body.js";
+import { chooseEncoding, encodedBody, type EncodedBody } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
 import { sendProblem } from "./problem.js";
-import { restCallContext, type RestRoute } from "./rpc-call.js";
+import { restCallContext, type Query, type RestRoute } from "./rpc-call.js";
+import { OPENAPI_CACHE_CONTROL, OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
 import { REST_ROUTES } from "./routes.js";
 
 export interface GatewayDeps {
@@ -33,18 +35,28 @@ export function gateway(deps: GatewayDeps) {
     api.removeAllContentTypeParsers();
     api.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
-    api.post("/oauth/token", async (request, reply) => {
+    // The token endpoint checks its form itself: the schema only documents it (route-schemas.ts).
+    api.post("/oauth/token", { schema: TOKEN_ROUTE_SCHEMA, validatorCompiler: () => () => true }, async (request, reply) => {
       const answer = await deps.tokenEndpoint.handle({
         contentType: request.headers["content-type"],
         authorization: request.headers.authorization,
         body: typeof request.body === "string" ? request.body : "",
         address: deps.resolveAddress(request.raw),
       });
-      return reply.code(answer.status).headers(answer.headers).send(answer.body);
+      return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
+    });
+
+    api.get("/openapi.json", { schema: OPENAPI_ROUTE_SCHEMA }, (request, reply) => {
+      const document = api.swagger();
+      const encoded = encodedBody(document, () => JSON.stringify(document));
+      return sendEncoded(request, reply, encoded, { "cache-control": OPENAPI_CACHE_CONTROL });
     });
 
     for (const route of REST_ROUTES) {
-      api.get(route.path, (request, reply) => serve(deps, route, request, reply));
+      api.get(route.path, {
+        schema: route.schema,
+        ...(route.normalizeQuery ? { preValidation: async (request: FastifyRequest) => route.normalizeQuery!(request.query as Query) } : {}),
+      }, (request, reply) => serve(deps, route, request, reply));
     }
 
     api.setNotFoundHandler((request, reply) => {
@@ -52,8 +64,12 @@ export function gateway(deps: GatewayDeps) {
       return sendProblem(reply, deps.errorsUrl, { code: "API_ROUTE_NOT_FOUND", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
     });
 
-    api.setErrorHandler((error, request, reply) => {
+    api.setErrorHandler((error: FastifyError, request, reply) => {
       const trace = traceIdFrom(request.headers.traceparent);
+      // A path or query value the route's schema refuses: the parameter at fault, by name.
+      if (error.validation) {
+        return sendProblem(reply, deps.errorsUrl, { code: "API_PARAM_INVALID", params: { name: parameterName(error.validation[0]!) }, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
+      }
       deps.logger.error({ traceId: trace, err: error, url: request.url }, "gateway failed");
       return sendProblem(reply, deps.errorsUrl, { code: "INTERNAL_ERROR", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
     });
@@ -62,25 +78,38 @@ export function gateway(deps: GatewayDeps) {
 
 async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const context = restCallContext(route.rpc, request, deps.resolveAddress);
-  const trace = context.values.get(traceId);
   try {
     const message = await route.call(deps.services, request, context);
-    const encoded = encodedBody(message, () => route.json(message));
-    const representation = await encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
-    const headers: Record<string, string> = { ...Object.fromEntries(context.responseHeader), etag: representation.etag, vary: "Accept-Encoding" };
-    // 304 carries the same validators and freshness (Cache-Control, X-Data-As-Of) as the 200 it stands for.
-    if (encoded.tags().some((tag) => matchesIfNoneMatch(request.headers["if-none-match"], tag))) return reply.code(304).headers(headers).send();
-    if (representation.encoding !== "identity") headers["content-encoding"] = representation.encoding;
-    return reply.headers(headers).type("application/json").send(representation.body);
+    // The route's 200 schema writes the bytes (fast-json-stringify): the same schema the OpenAPI document publishes.
+    const encoded = encodedBody(message, () => reply.getSerializationFunction("200", "application/json")!(route.json(message) as Record<string, unknown>));
+    return await sendEncoded(request, reply, encoded, Object.fromEntries(context.responseHeader));
   } catch (error) {
-    return sendProblem(reply, deps.errorsUrl, problemOf(error, trace, deps.logger));
+    return sendProblem(reply, deps.errorsUrl, problemOf(error, context, deps.logger));
   }
 }
 
-function problemOf(error: unknown, trace: string, logger: Logger) {
+/** The answer in the encoding the client prefers, or 304 when If-None-Match names it. */
+async function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, responseHeaders: Record<string, string>): Promise<FastifyReply> {
+  const representation = await encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
+  const headers: Record<string, string> = { ...responseHeaders, etag: representation.etag, vary: "Accept-Encoding" };
+  // 304 carries the same validators and freshness (Cache-Control, X-Data-As-Of) as the 200 it stands for.
+  if (encoded.tags().some((tag) => matchesIfNoneMatch(request.headers["if-none-match"], tag))) return reply.code(304).headers(headers).send();
+  if (representation.encoding !== "identity") headers["content-encoding"] = representation.encoding;
+  return reply.headers(headers).type("application/json").send(representation.body);
+}
+
+/** The parameter an ajv error is about: a missing one, or the first segment of the failing path. */
+function parameterName(error: { instancePath: string; params: Record<string, unknown> }): string {
+  if (typeof error.params.missingProperty === "string") return error.params.missingProperty;
+  return error.instancePath.split("/")[1] ?? "";
+}
+
+function problemOf(error: unknown, context: HandlerContext, logger: Logger) {
+  const trace = context.values.get(traceId);
   if (error instanceof ConnectError) {
     const { code, params } = describeRpcError(error);
-    return { code, params, traceId: trace, headers: Object.fromEntries(error.metadata) };
+    // As Connect does: the headers the call set (its rate-limit standing), then the error's own.
+    return { code, params, traceId: trace, headers: { ...Object.fromEntries(context.responseHeader), ...Object.fromEntries(error.metadata) } };
   }
   if (error instanceof ApiError) return { code: error.code, params: { ...error.params }, traceId: trace, headers: errorHeaders(error, trace) };
   logger.error({ traceId: trace, err: error }, "gateway failed");

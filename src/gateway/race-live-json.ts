@@ -4,7 +4,7 @@
 
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import type { GetRaceLiveResponse, LiveBoat, LiveOrderRow, StartGroupLive, Wind } from "../../gen/racing/v1/race_live_pb.js";
-import { dateTime } from "./routes.js";
+import { dateTime } from "./date-time-json.js";
 
 export function raceLiveJson(response: GetRaceLiveResponse): unknown {
   const live = response.raceLive;

@@ -3,7 +3,7 @@
 // the results status in lower case without its enum prefix.
 
 import { ResultStatus, type GetEventResultsResponse, type GetRaceResultsResponse, type RaceResults, type ResultRow, type StartGroupResults } from "../../gen/racing/v1/results_pb.js";
-import { dateTime } from "./routes.js";
+import { dateTime } from "./date-time-json.js";
 
 export function eventResultsJson(response: GetEventResultsResponse): unknown {
   const results = response.eventResults;
@@ -44,7 +44,7 @@ function rowJson(row: ResultRow) {
 }
 
 /** The v1 spelling of each status (results.proto); UNSPECIFIED is never sent. */
-const STATUS_NAMES: Record<ResultStatus, string> = {
+export const STATUS_NAMES: Record<ResultStatus, string> = {
   [ResultStatus.UNSPECIFIED]: "unspecified",
   [ResultStatus.PROVISIONAL]: "provisional",
   [ResultStatus.FINAL]: "final",

@@ -1,78 +1,157 @@
 // The REST-to-RPC table: one row per /api/v1 path, read top to bottom.
 
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { FastifyRequest } from "fastify";
 import { EventService, type ListEventsResponse } from "../../gen/racing/v1/event_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { ScopeService, type ListScopesResponse } from "../../gen/racing/v1/scopes_pb.js";
-import { eventLiveJson } from "./event-live-json.js";
-import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
-import { insightsJson } from "./insights-json.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/paging.js";
+import { EVENT_LIVE_CACHE_CONTROL, EVENTS_CACHE_CONTROL } from "../services/events.js";
+import { LIVE_CACHE_CONTROL } from "../services/race-live.js";
+import { RESULTS_CACHE_CONTROL } from "../services/results.js";
+import { SCOPES_CACHE_CONTROL } from "../services/scopes.js";
+import { IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL } from "../services/track.js";
+import { dateTime } from "./date-time-json.js";
+import { eventLiveJson } from "./event-live-json.js";
+import { insightsJson } from "./insights-json.js";
 import { raceLiveJson } from "./race-live-json.js";
-import { trackPageJson, trackPageRequest } from "./track-json.js";
-import { ApiError } from "../errors/api-error.js";
+import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
 import { restRoute, type RestRoute } from "./rpc-call.js";
+import { TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
+
+const RACE_ID = { type: "object", required: ["raceId"], properties: { raceId: { type: "string", description: "UUID of the race, from the event live status. Any other value, malformed ones included, answers 404 RACE_NOT_FOUND." } } };
+const EVENT_ID = { type: "object", required: ["eventId"], properties: { eventId: { type: "string", description: "UUID of the event, from the events list. Any other value, malformed ones included, answers 404 EVENT_NOT_FOUND." } } };
+const raceId = (request: FastifyRequest) => ({ raceId: (request.params as { raceId: string }).raceId });
+const eventId = (request: FastifyRequest) => ({ eventId: (request.params as { eventId: string }).eventId });
 
 export const REST_ROUTES: readonly RestRoute[] = [
   restRoute({
     path: "/events",
     rpc: EventService.method.listEvents,
     implementation: (services) => services.events.listEvents,
-    request: (request) => ({ page: intParam(request, "page"), pageSize: intParam(request, "pageSize") }),
+    tag: "Events",
+    summary: "List the club's events",
+    description: "The events this client's club owns or co-hosts, newest start date first, events without a start date last, ties by id; a new event does not reshuffle the others. At most 1000 events are reachable by paging.",
+    querystring: {
+      type: "object",
+      properties: {
+        page: { type: "integer", format: "int32", minimum: 1, maximum: 2 ** 31 - 1, default: 1, description: "Page number, from 1." },
+        pageSize: { type: "integer", format: "int32", minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: "Events per page." },
+      },
+    },
+    request: (request) => request.query as { page: number; pageSize: number },
+    body: "EventsPage",
+    cacheControl: { enum: [EVENTS_CACHE_CONTROL] },
     response: eventsPage,
   }),
   restRoute({
     path: "/events/:eventId/live",
     rpc: EventService.method.getEventLive,
     implementation: (services) => services.events.getEventLive,
-    request: (request) => ({ eventId: (request.params as { eventId: string }).eventId }),
+    tag: "Events",
+    summary: "Event live status: which race to follow",
+    description: "The event's races by race number, each with its broadcast-active flag and its start groups' states, gun and finish times.",
+    params: EVENT_ID,
+    request: eventId,
+    body: "EventLive",
+    cacheControl: { enum: [EVENT_LIVE_CACHE_CONTROL] },
     response: eventLiveJson,
   }),
   restRoute({
     path: "/events/:eventId/results",
     rpc: ResultsService.method.getEventResults,
     implementation: (services) => services.results.getEventResults,
-    request: (request) => ({ eventId: (request.params as { eventId: string }).eventId }),
+    tag: "Results",
+    summary: "Official results of an event",
+    description: "The results the club published for every race of the event (provisional or final), never the unofficial live order. Results are not tracking data: they are served whether or not the event shares tracking.",
+    params: EVENT_ID,
+    request: eventId,
+    body: "EventResults",
+    cacheControl: { enum: [RESULTS_CACHE_CONTROL] },
     response: eventResultsJson,
   }),
   restRoute({
     path: "/races/:raceId/live",
     rpc: RaceLiveService.method.getRaceLive,
     implementation: (services) => services.raceLive.getRaceLive,
-    request: (request) => ({ raceId: (request.params as { raceId: string }).raceId }),
+    tag: "Races",
+    summary: "Race live: positions, wind and live order",
+    description: "Each start group's newest position, speed and heading per boat, the newest committee wind reading and the unofficial live order, as of dataAsOf (now minus the event's delay). One shared read per race every 2 seconds: poll with If-None-Match.",
+    params: RACE_ID,
+    request: raceId,
+    body: "RaceLive",
+    cacheControl: { enum: [LIVE_CACHE_CONTROL] },
+    dataAsOf: true,
     response: raceLiveJson,
   }),
   restRoute({
     path: "/races/:raceId/live/insights",
     rpc: LiveInsightsService.method.getLiveInsights,
     implementation: (services) => services.liveInsights.getLiveInsights,
-    // lang never answers 400: whatever it is, the service falls back to en.
-    request: (request) => ({ raceId: (request.params as { raceId: string }).raceId, lang: firstValue((request.query as Record<string, unknown>).lang) }),
+    tag: "Races",
+    summary: "Live insights: commentary lines",
+    description: "Lead changes, mark roundings, places gained, finishes and wind shifts of the last 15 minutes, newest first, each with a sentence in the requested language and machine-readable fields. Generated at most once a minute per race: poll every 15 to 60 seconds.",
+    params: RACE_ID,
+    querystring: {
+      type: "object",
+      properties: {
+        lang: {
+          type: "string",
+          description: "en, tr, de, fr, es, it, ru, el or nb; case-insensitive, a region suffix (en-GB) is dropped. Anything else, or none, is en: lang never answers 400.",
+          examples: ["de"],
+        },
+      },
+    },
+    // lang never answers 400: a repeated one counts once, and any value falls back to en in the service.
+    normalizeQuery: (query) => {
+      if (Array.isArray(query.lang)) query.lang = query.lang[0];
+    },
+    request: (request) => ({ ...raceId(request), lang: (request.query as { lang?: string }).lang ?? "" }),
+    body: "LiveInsights",
+    cacheControl: { pattern: "^private, max-age=[0-9]+$", description: "Private; max-age is the seconds until the next generation, at most 60." },
+    dataAsOf: true,
     response: insightsJson,
   }),
   restRoute({
     path: "/races/:raceId/track",
     rpc: TrackService.method.getTrackPage,
     implementation: (services) => services.track.getTrackPage,
+    tag: "Races",
+    summary: "Track history, one page of up to 10 minutes",
+    description: "The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour.",
+    params: RACE_ID,
+    querystring: TRACK_QUERY,
     request: trackPageRequest,
+    body: "TrackPage",
+    cacheControl: { enum: [IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL] },
+    dataAsOf: true,
     response: trackPageJson,
   }),
   restRoute({
     path: "/races/:raceId/results",
     rpc: ResultsService.method.getRaceResults,
     implementation: (services) => services.results.getRaceResults,
-    request: (request) => ({ raceId: (request.params as { raceId: string }).raceId }),
+    tag: "Results",
+    summary: "Official results of a race",
+    description: "The results the club published for the race's start groups (provisional or final), never the unofficial live order.",
+    params: RACE_ID,
+    request: raceId,
+    body: "RaceResults",
+    cacheControl: { enum: [RESULTS_CACHE_CONTROL] },
     response: raceResultsResponseJson,
   }),
   restRoute({
     path: "/scopes",
     rpc: ScopeService.method.listScopes,
     implementation: (services) => services.scopes.listScopes,
+    tag: "Access",
+    summary: "The API's scopes, and which ones this token holds",
+    description: "Every scope of the API with what it grants, and whether the calling token holds it.",
     request: () => ({}),
+    body: "ScopeList",
+    cacheControl: { enum: [SCOPES_CACHE_CONTROL] },
     response: scopesJson,
   }),
 ];
@@ -97,21 +176,3 @@ function scopesJson(response: ListScopesResponse) {
   return { scopes: response.scopes.map((scope) => ({ name: scope.name, description: scope.description, granted: scope.granted })) };
 }
 
-/** ISO 8601 UTC with milliseconds, or null for an unset timestamp. */
-export function dateTime(timestamp: Timestamp | undefined): string | null {
-  return timestamp ? timestampDate(timestamp).toISOString() : null;
-}
-
-function firstValue(value: unknown): string {
-  return typeof value === "string" ? value : Array.isArray(value) && typeof value[0] === "string" ? value[0] : "";
-}
-
-/** A query value that must be a whole number (int32); ranges are the RPC's rule. */
-export function intParam(request: FastifyRequest, name: string): number | undefined {
-  const value = (request.query as Record<string, string | string[] | undefined>)[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || !/^[+-]?\d{1,10}$/.test(value) || Math.abs(Number(value)) > 2 ** 31 - 1) {
-    throw new ApiError("API_PARAM_INVALID", { name });
-  }
-  return Number(value);
-}

@@ -4,22 +4,27 @@
 
 import { create, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import type { FastifyRequest } from "fastify";
+import type { FastifyRequest, FastifySchema } from "fastify";
 import type { AddressResolver } from "../auth/client-address.js";
 import { callContext } from "../services/context.js";
 import type { Services } from "../services/routes.js";
+import { dataRouteSchema, type DataRouteDocs } from "./route-schemas.js";
 
 export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
   request: MessageShape<I>,
   context: HandlerContext,
 ) => Promise<MessageInitShape<O>> | MessageInitShape<O>;
 
-/** A REST path mapped onto one unary RPC. */
-export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> {
+export type Query = Record<string, unknown>;
+
+/** A REST path mapped onto one unary RPC, with the schema that validates, serialises and documents it. */
+export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> extends Omit<DataRouteDocs, "rpc"> {
   path: string;
   rpc: DescMethodUnary<I, O>;
   implementation: (services: Services) => UnaryHandler<I, O>;
-  /** Path and query as the request message; throws ApiError API_PARAM_INVALID when a value cannot be one. */
+  /** Adjusts the raw query before the schema validates it. */
+  normalizeQuery?: (query: Query) => void;
+  /** Path and query, validated by the schema, as the request message; throws ApiError API_PARAM_INVALID when a value cannot be one. */
   request: (request: FastifyRequest) => MessageInitShape<I>;
   /** The response message as the spec's JSON. */
   response: (message: MessageShape<O>) => unknown;
@@ -29,6 +34,8 @@ export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> {
 export interface RestRoute {
   path: string;
   rpc: DescMethodUnary;
+  schema: FastifySchema;
+  normalizeQuery?: (query: Query) => void;
   /** The answer message of the call, or the RPC's ConnectError. */
   call(services: Services, request: FastifyRequest, context: HandlerContext): Promise<object>;
   /** The answer message as the spec's JSON. */
@@ -39,6 +46,8 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
   return {
     path: spec.path,
     rpc: spec.rpc as DescMethodUnary,
+    schema: dataRouteSchema({ ...spec, rpc: spec.rpc as DescMethodUnary }),
+    ...(spec.normalizeQuery ? { normalizeQuery: spec.normalizeQuery } : {}),
     async call(services, request, context) {
       const input = create(spec.rpc.input, spec.request(request));
       // A message the service returns as such (a cached answer) is kept as it is.

@@ -4,37 +4,42 @@
 // RPC's rule, so Connect and gRPC callers get the same answers.
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { TimestampSchema, timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { FastifyRequest } from "fastify";
 import type { GetTrackPageRequestSchema, GetTrackPageResponse, TrackBoat } from "../../gen/racing/v1/track_pb.js";
 import { ApiError } from "../errors/api-error.js";
+import { dateTime } from "./date-time-json.js";
 
-type Query = Record<string, string | string[] | undefined>;
-
-export function trackPageRequest(request: FastifyRequest): MessageInitShape<typeof GetTrackPageRequestSchema> {
-  const query = request.query as Query;
-  return {
-    raceId: (request.params as { raceId: string }).raceId,
-    startGroupId: single(query, "startGroupId"),
-    since: dateTimeParam(query, "since"),
-    until: dateTimeParam(query, "until"),
-  };
-}
-
-/** One value of a query parameter; a repeated one is refused rather than guessed at. */
-function single(query: Query, name: string): string | undefined {
-  const value = query[name];
-  if (Array.isArray(value)) throw new ApiError("API_PARAM_INVALID", { name });
-  return value;
-}
+type TrackQuery = { startGroupId?: string; since: string; until?: string };
 
 // RFC 3339 in UTC: seconds required, any fraction, `Z` (or an offset of zero).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|[+-]00:00)$/;
 
-/** An ISO 8601 UTC date-time as a Timestamp, exactly (nanoseconds kept); anything else is API_PARAM_INVALID. */
-export function dateTimeParam(query: Query, name: string): Timestamp | undefined {
-  const value = single(query, name);
-  if (value === undefined) return undefined;
+const dateTimeParam = (description: string) => ({ type: "string", format: "date-time", maxLength: 40, pattern: DATE_TIME.source, description, examples: ["2026-07-04T13:00:00Z"] });
+
+/** Shapes only: whether the window is allowed is the RPC's rule. */
+export const TRACK_QUERY = {
+  type: "object",
+  required: ["since"],
+  properties: {
+    startGroupId: { type: "string", format: "uuid", minLength: 36, maxLength: 36, description: "The start group to read; required when the race has more than one." },
+    since: dateTimeParam("Inclusive lower bound, ISO 8601 UTC. Must be before now minus the event's delay. To page, pass the previous nextSince."),
+    until: dateTimeParam("Exclusive upper bound, after since. Default and maximum: since + 10 minutes; cut silently at now minus the event's delay."),
+  },
+};
+
+export function trackPageRequest(request: FastifyRequest): MessageInitShape<typeof GetTrackPageRequestSchema> {
+  const query = request.query as TrackQuery;
+  return {
+    raceId: (request.params as { raceId: string }).raceId,
+    startGroupId: query.startGroupId,
+    since: timestampParam(query.since, "since"),
+    until: query.until === undefined ? undefined : timestampParam(query.until, "until"),
+  };
+}
+
+/** An ISO 8601 UTC date-time as a Timestamp, exactly (nanoseconds kept); a calendar overflow is API_PARAM_INVALID. */
+function timestampParam(value: string, name: string): Timestamp {
   const match = DATE_TIME.exec(value);
   if (!match) throw new ApiError("API_PARAM_INVALID", { name });
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
@@ -82,8 +87,4 @@ function boatJson(boat: TrackBoat) {
   }
   // lat and lon are plain number arrays already: sent as they are.
   return { entryId: boat.entryId, sailNumber: boat.sailNumber, boatName: boat.boatName, t, lat: boat.lat, lon: boat.lon, sogKn, cogDeg };
-}
-
-function dateTime(timestamp: Timestamp | undefined): string | null {
-  return timestamp ? timestampDate(timestamp).toISOString() : null;
 }

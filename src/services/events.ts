@@ -3,7 +3,7 @@
 
 import { timestampFromDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { EventService } from "../../gen/racing/v1/event_pb.js";
+import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, nextPage, pageWindow } from "../domain/paging.js";
 import { ApiError } from "../errors/api-error.js";
 import { countVisibleEvents, visibleEvents, type EventDetailRecord, type EventRecord } from "../store/events.js";
@@ -25,7 +25,7 @@ export const EVENT_LIVE_CACHE_CONTROL = "private, max-age=10";
 
 export function eventService(deps: GuardedDeps & { pool: Pool }): ServiceImpl<typeof EventService> {
   return {
-    listEvents: guarded(deps, { scope: "events:read", bucket: "general" }, async (request, caller, context) => {
+    listEvents: guarded(deps, EventService.method.listEvents, async (request, caller, context) => {
       const page = request.page ?? 1;
       if (page < 1) throw new ApiError("API_PARAM_INVALID", { name: "page" });
       const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -37,7 +37,7 @@ export function eventService(deps: GuardedDeps & { pool: Pool }): ServiceImpl<ty
       context.responseHeader.set("cache-control", EVENTS_CACHE_CONTROL);
       return { items: items.map(toMessage), nextPage: nextPage(page, pageSize, totalItems) ?? undefined, totalItems };
     }),
-    getEventLive: guarded(deps, { scope: "events:read", bucket: "general" }, async (request, caller, context) => {
+    getEventLive: guarded(deps, EventService.method.getEventLive, async (request, caller, context) => {
       const event = await visibleEvent(deps.pool, caller, request.eventId);
       context.responseHeader.set("cache-control", EVENT_LIVE_CACHE_CONTROL);
       return { eventLive: eventLiveMessage(event) };

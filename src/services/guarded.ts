@@ -4,12 +4,13 @@
 // not answer becomes API_UNAVAILABLE; anything else is logged and becomes
 // INTERNAL_ERROR with the same trace id, never a driver message).
 
+import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
-import type { Scope } from "../auth/scopes.js";
 import { ApiError, TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
 import { rateLimitHeaders, type RateLimits } from "../limits/rate-limits.js";
+import { callPolicy } from "./call-policies.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { callerAddress, traceId } from "./context.js";
 
@@ -19,16 +20,11 @@ export interface GuardedDeps {
   logger: Logger;
 }
 
-export interface CallPolicy {
-  /** The scope the call needs; null: any valid token (the scope list). */
-  scope: Scope | null;
-  /** tracking: the tracking:read endpoints; general: every other data call. */
-  bucket: "tracking" | "general";
-}
-
 export type GuardedHandler<I, O> = (request: I, caller: Caller, context: HandlerContext) => Promise<O>;
 
-export function guarded<I, O>(deps: GuardedDeps, policy: CallPolicy, handler: GuardedHandler<I, O>): (request: I, context: HandlerContext) => Promise<O> {
+/** The RPC `method` under its call policy (call-policies.ts). */
+export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: GuardedHandler<I, O>): (request: I, context: HandlerContext) => Promise<O> {
+  const policy = callPolicy(method);
   return async (request, context) => {
     const trace = context.values.get(traceId);
     context.responseHeader.set(TRACE_ID_HEADER, trace);

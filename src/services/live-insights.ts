@@ -5,7 +5,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { InsightKind, InsightSource, GetLiveInsightsResponseSchema, type GetLiveInsightsResponse, type LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { InsightKind, InsightSource, GetLiveInsightsResponseSchema, type GetLiveInsightsResponse, LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import type { InsightKind as FactKind } from "../insights/facts.js";
 import { GENERATION_INTERVAL_MS, type InsightsGenerator, type InsightsState } from "../insights/generator.js";
@@ -28,7 +28,7 @@ interface Answer {
 export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGenerator }): ServiceImpl<typeof LiveInsightsService> {
   const answers = new SharedRead<Answer>({ ttlMs: (answer) => answer.freshUntilMs - Date.now(), max: 10_000 });
   return {
-    getLiveInsights: guarded(deps, { scope: "tracking:read", bucket: "tracking" }, async (request, caller, context) => {
+    getLiveInsights: guarded(deps, LiveInsightsService.method.getLiveInsights, async (request, caller, context) => {
       const race = await deps.races.trackingRace(caller, request.raceId);
       const lang = normalizeLang(request.lang);
       const answer = race.isLive ? await answers.get(`${race.uuid}|${lang}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang);

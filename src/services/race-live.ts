@@ -7,7 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
-import { GetRaceLiveResponseSchema, type GetRaceLiveResponse, type RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { GetRaceLiveResponseSchema, type GetRaceLiveResponse, RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import type { Pool } from "../store/pool.js";
@@ -32,7 +32,7 @@ export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveS
   // Races polled within the last 2 s; a few hundred live at once is a busy day.
   const answers = new SharedRead<GetRaceLiveResponse>({ ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
   return {
-    getRaceLive: guarded(deps, { scope: "tracking:read", bucket: "tracking" }, async (request, caller, context) => {
+    getRaceLive: guarded(deps, RaceLiveService.method.getRaceLive, async (request, caller, context) => {
       // Visibility first, per request: a cached answer is never a reason to show a race.
       const race = await deps.races.trackingRace(caller, request.raceId);
       const answer = await answers.get(race.uuid, () => readRaceLive(deps.pool, race, Date.now()));

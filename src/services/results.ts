@@ -5,7 +5,7 @@
 
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ResultStatus, type ResultsService } from "../../gen/racing/v1/results_pb.js";
+import { ResultStatus, ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import type { StartGroupRecord } from "../store/races.js";
 import { officialResults, type GroupResultsRecord, type ResultRowRecord } from "../store/results.js";
@@ -29,13 +29,13 @@ interface RaceLike {
 
 export function resultsService(deps: ServiceDeps): ServiceImpl<typeof ResultsService> {
   return {
-    getEventResults: guarded(deps, { scope: "results:read", bucket: "general" }, async (request, caller, context) => {
+    getEventResults: guarded(deps, ResultsService.method.getEventResults, async (request, caller, context) => {
       const event = await visibleEvent(deps.pool, caller, request.eventId);
       const results = await officialResults(deps.pool, event.races.flatMap((race) => race.startGroups.map((group) => group.id)));
       context.responseHeader.set("cache-control", RESULTS_CACHE_CONTROL);
       return { eventResults: { eventId: event.uuid, name: event.name, races: event.races.map((race) => raceResults(race, event.uuid, results)) } };
     }),
-    getRaceResults: guarded(deps, { scope: "results:read", bucket: "general" }, async (request, caller, context) => {
+    getRaceResults: guarded(deps, ResultsService.method.getRaceResults, async (request, caller, context) => {
       const race = await deps.races.visibleRace(caller, request.raceId);
       const results = await officialResults(deps.pool, race.startGroups.map((group) => group.id));
       context.responseHeader.set("cache-control", RESULTS_CACHE_CONTROL);

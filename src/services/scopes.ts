@@ -2,7 +2,7 @@
 // token may ask (the guard runs with no scope): a client finds out what it may call.
 
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
+import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { SCOPES, type Scope } from "../auth/scopes.js";
 import { guarded, type GuardedDeps } from "./guarded.js";
 
@@ -11,7 +11,7 @@ export const SCOPES_CACHE_CONTROL = "private, no-cache";
 
 export function scopeService(deps: GuardedDeps): ServiceImpl<typeof ScopeService> {
   return {
-    listScopes: guarded(deps, { scope: null, bucket: "general" }, async (_request, caller, context) => {
+    listScopes: guarded(deps, ScopeService.method.listScopes, async (_request, caller, context) => {
       context.responseHeader.set("cache-control", SCOPES_CACHE_CONTROL);
       return {
         scopes: (Object.entries(SCOPES) as Array<[Scope, string]>).map(([name, description]) => ({ name, description, granted: caller.scopes.includes(name) })),

@@ -13,7 +13,7 @@ import {
   TrackBoatSchema,
   type GetTrackPageResponse,
   type TrackBoat,
-  type TrackService,
+  TrackService,
 } from "../../gen/racing/v1/track_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
@@ -58,7 +58,7 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
     maxSize: { total: KEPT_POINTS, sizeOf: (page) => 1 + page.boats.reduce((n, boat) => n + boat.t.length, 0) },
   });
   return {
-    getTrackPage: guarded(deps, { scope: "tracking:read", bucket: "tracking" }, async (request, caller, context) => {
+    getTrackPage: guarded(deps, TrackService.method.getTrackPage, async (request, caller, context) => {
       const nowMs = Date.now();
       if (request.startGroupId !== undefined && !isUuid(request.startGroupId)) throw invalid("startGroupId");
       const requested = requestedWindow(epochMs(request.since, "since"), epochMs(request.until, "until"));

@@ -1,0 +1,169 @@
+// The Fastify schema of each REST route: its parameters (which Fastify validates),
+// its answers with their headers (which the 200 serialiser and the OpenAPI document
+// both read), and its errors, taken from the RPC's call policy.
+
+import type { DescMethodUnary } from "@bufbuild/protobuf";
+import type { FastifySchema } from "fastify";
+// Brings the OpenAPI fields (summary, tags, security...) into FastifySchema.
+import type {} from "@fastify/swagger";
+import { callErrors, callPolicy, type Bucket } from "../services/call-policies.js";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
+import { ref, type JsonSchema } from "./json-schemas.js";
+import { PROBLEM_CONTENT_TYPE } from "./problem.js";
+
+export const SECURITY_SCHEME = "oauth2";
+export const OPENAPI_CACHE_CONTROL = "public, max-age=300";
+
+/**
+ * A response header. `always` marks the ones every such answer carries; the OpenAPI
+ * document writes it as the header's `required` (openapi.ts), since Fastify's
+ * response schemas have no place for it.
+ */
+const header = (description: string, schema: JsonSchema, always = true): JsonSchema => ({ type: "string", ...schema, description, "x-always": always });
+
+const TRACE_ID = header("Identifies this call in our logs; also traceId in error bodies.", { pattern: "^[0-9a-f]{32}$" });
+const RATE_LIMIT_HEADERS = (always: boolean) => ({
+  "RateLimit-Policy": header('The bucket this call counts against, its quota and window (IETF draft-ietf-httpapi-ratelimit-headers), e.g. "tracking";q=120;w=60.', { maxLength: 100 }, always),
+  RateLimit: header('Calls left in the bucket and seconds until it refills, e.g. "tracking";r=119;t=42.', { maxLength: 100 }, always),
+});
+const RETRY_AFTER = (seconds: number) => header(`Seconds to wait before retrying: always ${seconds}, never an HTTP date.`, { pattern: "^[0-9]+$" });
+const NO_STORE = header("Errors are never cached.", { enum: ["no-store"] });
+
+export interface DataRouteDocs {
+  rpc: DescMethodUnary;
+  summary: string;
+  description: string;
+  tag: string;
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  /** The $id of the 200 body's component schema. */
+  body: string;
+  /** The Cache-Control values the call sends (enum or pattern). */
+  cacheControl: JsonSchema;
+  /** Whether answers carry X-Data-As-Of (the race data endpoints). */
+  dataAsOf?: boolean;
+}
+
+export function dataRouteSchema(route: DataRouteDocs): FastifySchema {
+  const policy = callPolicy(route.rpc);
+  const freshness: Record<string, JsonSchema> = {
+    ETag: header("Strong validator of these exact bytes; send it back as If-None-Match.", { maxLength: 40 }),
+    "Cache-Control": header("Private: answers are reached with a bearer token.", route.cacheControl),
+    ...(route.dataAsOf ? { "X-Data-As-Of": header("The body's dataAsOf: nothing in it is newer.", { format: "date-time", maxLength: 24 }) } : {}),
+    ...RATE_LIMIT_HEADERS(true),
+    "X-Trace-Id": TRACE_ID,
+  };
+  return {
+    summary: route.summary,
+    description: `${route.description}\n\nScope: ${policy.scope ?? "none (any valid token)"}. Rate limit: the ${bucketName(policy.bucket)} bucket.`,
+    tags: [route.tag],
+    operationId: lowerFirst(route.rpc.name),
+    security: [{ [SECURITY_SCHEME]: policy.scope ? [policy.scope] : [] }],
+    ...(route.params ? { params: route.params } : {}),
+    ...(route.querystring ? { querystring: route.querystring } : {}),
+    response: {
+      200: { description: "OK", headers: { ...freshness, Vary: header("Answers differ by compression.", { enum: ["Accept-Encoding"] }) }, content: { "application/json": { schema: ref(route.body) } } },
+      304: { description: "Not Modified: If-None-Match matched. Same validators and freshness as the 200 it stands for, no body.", type: "null", headers: freshness },
+      ...errorResponses(callErrors(policy)),
+      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], {}),
+    },
+  };
+}
+
+/** One response per status, its body a problem whose code is one of those this call can answer. */
+function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[status] = problemResponse(statusCodes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n"), statusCodes, errorHeaders(status, statusCodes));
+  }
+  return responses;
+}
+
+function errorHeaders(status: number, codes: readonly ErrorCode[]): Record<string, JsonSchema> {
+  const headers: Record<string, JsonSchema> = { "Cache-Control": NO_STORE, "X-Trace-Id": TRACE_ID };
+  if (status === 401) headers["WWW-Authenticate"] = header("RFC 6750 Bearer challenge; error=\"invalid_token\" when a token was sent.", { maxLength: 200 });
+  if (codes.includes("API_SCOPE_MISSING")) headers["WWW-Authenticate"] = header('API_SCOPE_MISSING only: error="insufficient_scope" and the scope needed.', { maxLength: 200 }, false);
+  const retryAfter = codes.map((code) => ERROR_CODES[code]).find((spec) => "retryAfterSeconds" in spec);
+  if (retryAfter && "retryAfterSeconds" in retryAfter) headers["Retry-After"] = RETRY_AFTER(retryAfter.retryAfterSeconds);
+  // A call the guard let through has counted against its bucket, and says so even when it fails.
+  if (status === 429) Object.assign(headers, RATE_LIMIT_HEADERS(true));
+  else if (status === 400 || status === 404 || status === 503) Object.assign(headers, RATE_LIMIT_HEADERS(false));
+  return headers;
+}
+
+function problemResponse(description: string, codes: readonly ErrorCode[], headers: Record<string, JsonSchema>): JsonSchema {
+  const schema = codes.length > 0 ? { allOf: [ref("Problem"), { properties: { code: { enum: codes } } }] } : ref("Problem");
+  return { description, headers, content: { [PROBLEM_CONTENT_TYPE]: { schema } } };
+}
+
+function bucketName(bucket: Bucket): string {
+  return bucket === "tracking" ? "tracking (shared by the tracking:read endpoints)" : "general";
+}
+
+function lowerFirst(name: string): string {
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+// RFC 6749 appendix A: client-id and client-secret are VSCHARs, scope is scope-tokens separated by spaces.
+const VSCHARS = "^[\\x20-\\x7E]*$";
+const SCOPE_LIST = "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$";
+
+const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: ["no-store"] }), Pragma: header("For HTTP/1.0 caches.", { enum: ["no-cache"] }) };
+const tokenError = (description: string, headers: Record<string, JsonSchema> = {}) => ({
+  description,
+  headers: { ...TOKEN_ANSWER_HEADERS, ...headers },
+  content: { "application/json": { schema: ref("TokenError") } },
+});
+const reasons = (codes: readonly ErrorCode[]) => codes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n");
+
+/**
+ * POST /api/v1/oauth/token. The token endpoint answers a malformed form with its own
+ * RFC 6749 error, so the body schema documents the form and the route does not
+ * validate against it (plugin.ts); the answers are serialised by these schemas.
+ */
+export const TOKEN_ROUTE_SCHEMA: FastifySchema = {
+  summary: "Get an access token",
+  description:
+    "OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Send the client id and secret either with HTTP Basic authentication or as the form fields client_id and client_secret, never both. Errors are RFC 6749 bodies with the API's code beside the `error`, not problem+json. Limited to 20 requests a minute per client id and, separately, per caller IP.",
+  tags: ["Access"],
+  operationId: "createToken",
+  security: [],
+  consumes: ["application/x-www-form-urlencoded"],
+  body: {
+    type: "object",
+    required: ["grant_type"],
+    properties: {
+      grant_type: { type: "string", enum: ["client_credentials"] },
+      scope: { type: "string", maxLength: 1000, pattern: SCOPE_LIST, description: "Space-separated subset of the client's scopes; omitted: all of them." },
+      client_id: { type: "string", maxLength: 128, pattern: VSCHARS, description: "Unless sent with HTTP Basic." },
+      client_secret: { type: "string", maxLength: 1000, pattern: VSCHARS, description: "Unless sent with HTTP Basic." },
+    },
+  },
+  response: {
+    200: { description: "The token.", headers: TOKEN_ANSWER_HEADERS, content: { "application/json": { schema: ref("TokenResponse") } } },
+    400: tokenError(reasons(["API_TOKEN_REQUEST_INVALID", "API_GRANT_TYPE_UNSUPPORTED", "API_SCOPE_INVALID", "API_CLIENT_DISABLED", "API_CLIENT_EXPIRED", "API_IP_NOT_ALLOWED"])),
+    401: tokenError(reasons(["API_CLIENT_CREDENTIALS_INVALID"]), { "WWW-Authenticate": header("When the credentials came with HTTP Basic.", { enum: ['Basic realm="race-api"'] }, false) }),
+    429: tokenError(reasons(["RATE_LIMIT_EXCEEDED"]), { "Retry-After": RETRY_AFTER(ERROR_CODES.RATE_LIMIT_EXCEEDED.retryAfterSeconds), ...RATE_LIMIT_HEADERS(true) }),
+    500: tokenError(reasons(["INTERNAL_ERROR"])),
+    503: tokenError(reasons(["API_UNAVAILABLE"]), { "Retry-After": RETRY_AFTER(ERROR_CODES.API_UNAVAILABLE.retryAfterSeconds) }),
+  },
+};
+
+export const OPENAPI_ROUTE_SCHEMA: FastifySchema = {
+  summary: "This API's OpenAPI 3.1 document",
+  description: "Generated from the schemas that validate requests and serialise answers, so it describes exactly what the API does. No token needed.",
+  tags: ["Meta"],
+  operationId: "getOpenApiDocument",
+  security: [],
+  response: {
+    200: {
+      description: "The document.",
+      headers: { ETag: header("Strong validator.", { maxLength: 40 }), "Cache-Control": header("Public: the same for every caller.", { enum: [OPENAPI_CACHE_CONTROL] }) },
+      content: { "application/json": { schema: { type: "object", required: ["openapi", "info", "paths"], properties: { openapi: { type: "string", const: "3.1.0" } } } } },
+    },
+    304: { description: "Not Modified: If-None-Match matched.", type: "null" },
+    500: { description: "INTERNAL_ERROR: an unexpected failure; retry up to 3 attempts with backoff.", content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem") } } },
+  },
+};

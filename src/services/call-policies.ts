@@ -1,0 +1,50 @@
+// Each data call's policy: the scope it needs, the rate-limit bucket it counts
+// against, and the errors it answers besides the guard's. The guard enforces this
+// table and the OpenAPI document describes it, so the two cannot disagree.
+
+import type { DescMethod } from "@bufbuild/protobuf";
+import { EventService } from "../../gen/racing/v1/event_pb.js";
+import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { ResultsService } from "../../gen/racing/v1/results_pb.js";
+import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
+import { TrackService } from "../../gen/racing/v1/track_pb.js";
+import type { Scope } from "../auth/scopes.js";
+import type { ErrorCode } from "../errors/codes.js";
+
+export type Bucket = "tracking" | "general";
+
+export interface CallPolicy {
+  /** The scope the call needs; null: any valid token (the scope list). */
+  scope: Scope | null;
+  /** tracking: the tracking:read endpoints; general: every other data call. */
+  bucket: Bucket;
+  /** What the call itself may answer, after the guard let it through. */
+  errors: readonly ErrorCode[];
+}
+
+const RACE_TRACKING: readonly ErrorCode[] = ["RACE_NOT_FOUND", "TRACKING_NOT_SHARED"];
+
+const POLICIES = new Map<DescMethod, CallPolicy>([
+  [EventService.method.listEvents, { scope: "events:read", bucket: "general", errors: ["API_PARAM_INVALID"] }],
+  [EventService.method.getEventLive, { scope: "events:read", bucket: "general", errors: ["EVENT_NOT_FOUND"] }],
+  [RaceLiveService.method.getRaceLive, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
+  [LiveInsightsService.method.getLiveInsights, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
+  [TrackService.method.getTrackPage, { scope: "tracking:read", bucket: "tracking", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND"] }],
+  [ResultsService.method.getEventResults, { scope: "results:read", bucket: "general", errors: ["EVENT_NOT_FOUND"] }],
+  [ResultsService.method.getRaceResults, { scope: "results:read", bucket: "general", errors: ["RACE_NOT_FOUND"] }],
+  [ScopeService.method.listScopes, { scope: null, bucket: "general", errors: [] }],
+]);
+
+export function callPolicy(method: DescMethod): CallPolicy {
+  const policy = POLICIES.get(method);
+  if (!policy) throw new Error(`no call policy for ${method.parent.typeName}.${method.name}`);
+  return policy;
+}
+
+/** Every error a guarded call may answer: the guard's, the call's own, and the read model's. */
+export function callErrors(policy: CallPolicy): ErrorCode[] {
+  const guard: ErrorCode[] = ["API_TOKEN_MISSING", "API_TOKEN_INVALID", "API_CLIENT_DISABLED", "API_CLIENT_EXPIRED", "API_IP_NOT_ALLOWED"];
+  if (policy.scope) guard.push("API_SCOPE_MISSING");
+  return [...guard, ...policy.errors, "RATE_LIMIT_EXCEEDED", "API_UNAVAILABLE", "INTERNAL_ERROR"];
+}
