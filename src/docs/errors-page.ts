@@ -2,6 +2,7 @@
 // saying when it happens and what a client should do, rendered from the error table.
 
 import { ERROR_CODES, type ErrorCodeSpec } from "../errors/codes.js";
+import { REFERENCE_PATH } from "./reference.js";
 
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
@@ -36,6 +37,8 @@ export function errorsPage(): string {
 </head>
 <body>
 <h1>Error codes of the Race Tracking API v1</h1>
+<p>Every endpoint, parameter, answer and header is in the <a id="api-reference" href="${REFERENCE_PATH}">API reference</a>
+(machine-readable: <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a>).</p>
 <p>Every failing response under <code>/api/v1</code> other than the token endpoint is
 <code>application/problem+json</code> with <code>type</code> (this page, anchored at the code),
 <code>status</code>, <code>code</code>, <code>params</code> when the code has parameters, and

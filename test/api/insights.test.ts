@@ -224,7 +224,13 @@ describe("a live race's insights", () => {
     expect(german.lang).toBe("de");
     expect(german.insights.map((i) => i.id)).toEqual(first.insights.map((i) => i.id));
     expect(german.insights.map((i) => i.text)).not.toEqual(first.insights.map((i) => i.text));
-    for (const lang of ["xx", "", "pt-BR"]) expect((await insights(api, LIVE_RACE, lang)).body.lang).toBe("en");
+    for (const lang of ["xx", "", "pt-BR", "x".repeat(5000)]) expect((await insights(api, LIVE_RACE, lang)).body.lang).toBe("en");
+  });
+
+  it("never answer 400 for lang, even repeated: the first one counts", async () => {
+    const response = await fetch(`${api.url}/api/v1/races/${LIVE_RACE}/live/insights?lang=fr&lang=de`, { headers: bearer(token) });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as InsightsJson).lang).toBe("fr");
   });
 
   it("say until when they are current (max-age up to 60 s) and their dataAsOf", async () => {

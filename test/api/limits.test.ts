@@ -49,6 +49,19 @@ describe("the general bucket", () => {
     expect(response.headers.get("ratelimit")).toMatch(/^"general";r=89;/);
   });
 
+  it("counts a call the guard let through that then fails, and says so; a refused parameter is not counted", async () => {
+    const token = await tokenFor(api.url, "coHost");
+    const remaining = (response: Response) => Number(/r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1]);
+    const before = remaining(await call(api, token));
+    const notFound = await fetch(`${api.url}/api/v1/events/not-an-event/live`, { headers: bearer(token) });
+    expect(notFound.status).toBe(404);
+    expect(remaining(notFound)).toBe(before - 1);
+    const badParameter = await fetch(`${api.url}/api/v1/events?page=0`, { headers: bearer(token) });
+    expect(badParameter.status).toBe(400);
+    expect(badParameter.headers.get("ratelimit")).toBeNull();
+    expect(remaining(await call(api, token))).toBe(before - 2);
+  });
+
   it("counts conditional requests answered 304", async () => {
     const token = await tokenFor(api.url, "other");
     const etag = (await call(api, token)).headers.get("etag")!;

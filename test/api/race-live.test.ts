@@ -195,6 +195,7 @@ describe("visibility", () => {
   it.each([
     ["an unknown id", uuid("a9999999", 9)],
     ["a malformed id", "not-a-uuid"],
+    ["an id of 5000 characters", "a".repeat(5000)],
     ["a race of another club", HIDDEN_RACES.otherClub],
     ["a race of an unpublished event", HIDDEN_RACES.unpublished],
     ["a race of a legacy event", HIDDEN_RACES.legacy],

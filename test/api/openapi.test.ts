@@ -1,0 +1,238 @@
+// GET /api/v1/openapi.json against the API it describes: every operation's live
+// answers (successes, 304s and each error a test can provoke) are checked against the
+// document the server serves, status, media type, body and headers, and the test fails
+// when an operation of the document was never checked.
+
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsPlugin from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importScenario } from "../../src/scenario/import.js";
+import { simulateScenario, sliceScenario } from "../../src/sim/index.js";
+import { bearer, CLUB, requestToken, startApi, tokenFor, type Api } from "../support/api.js";
+import { useFreshDatabase } from "../support/database.js";
+import { EVENT, eventScenario, RACE_1 } from "../support/event-scenarios.js";
+import { MINUTE, uuid } from "../support/race-scenarios.js";
+
+const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
+
+interface Header {
+  required?: boolean;
+  schema: object;
+}
+interface DocumentedResponse {
+  headers?: Record<string, Header>;
+  content?: Record<string, { schema: object }>;
+}
+interface Operation {
+  operationId: string;
+  responses: Record<string, DocumentedResponse>;
+}
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: object;
+}
+
+const TIGHT_CLUB = uuid("c4000000", 1);
+const UNKNOWN = uuid("f0000000", 1);
+
+const db = useFreshDatabase();
+let api: Api;
+let token: string;
+let document: Document;
+let liveRace: string;
+let liveGroup: string;
+let liveGun: number;
+/** "GET /api/v1/races/{raceId}/live 200": each answer checked against the document. */
+const checked = new Set<string>();
+
+// OpenAPI 3.1 schemas are JSON Schema 2020-12; the formats OpenAPI adds are checked too.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isSafeInteger(n) });
+ajv.addFormat("double", { type: "number", validate: (n: number) => Number.isFinite(n) });
+const validators = new Map<object, ValidateFunction>();
+
+beforeAll(async () => {
+  const scenario = eventScenario();
+  // A race live now, for live, insights and track answers full of values.
+  const now = Date.now();
+  const simulated = sliceScenario(simulateScenario({ seed: "openapi", gunMs: now - 22 * MINUTE, startGroups: 1, boatsPerGroup: 6, laps: 1, legLengthM: 700 }), null, now);
+  const live = simulated.events[0]!;
+  scenario.events.push({ ...live, clubId: CLUB });
+  liveRace = live.races[0]!.id;
+  liveGroup = live.races[0]!.startGroups[0]!.id;
+  liveGun = Date.parse(live.races[0]!.startGroups[0]!.startTimeUtc!);
+  // One call a minute: the second is a 429.
+  scenario.clubs.push({ id: TIGHT_CLUB, name: "Tight Club", rateLimitPerMinute: 1 });
+  scenario.clients.push({ clientId: "tight", clientSecret: "tight-secret", clubId: TIGHT_CLUB, scopes: ["events:read"] });
+  await importScenario(db.pool, scenario);
+
+  api = await startApi(db);
+  token = await tokenFor(api.url, "overlay");
+  const response = await fetch(`${api.url}/api/v1/openapi.json`);
+  document = (await response.clone().json()) as Document;
+  await expectConforms(response, "get", "/api/v1/openapi.json");
+});
+afterAll(() => api?.close());
+
+/** Checks `response` against the document's answer for its status, and records it as checked. */
+async function expectConforms(response: Response, method: string, path: string): Promise<void> {
+  const operation = document.paths[path]?.[method];
+  expect(operation, `${method} ${path} is documented`).toBeDefined();
+  const status = String(response.status);
+  const documented = operation!.responses[status] ?? operation!.responses[`${status[0]}XX`];
+  expect(documented, `${method} ${path} documents ${status}`).toBeDefined();
+
+  for (const [name, header] of Object.entries(documented!.headers ?? {})) {
+    const value = response.headers.get(name);
+    if (header.required) expect(value, `${status} carries ${name}`).not.toBeNull();
+    if (value !== null) expect(validatorOf(header.schema)(value), `${name}: ${value} matches ${JSON.stringify(header.schema)}`).toBe(true);
+  }
+
+  const body = await response.text();
+  if (!documented!.content) {
+    expect(body).toBe("");
+  } else {
+    const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
+    const content = documented!.content[mediaType];
+    expect(content, `${status} is documented as ${mediaType}`).toBeDefined();
+    const validate = validatorOf(content!.schema);
+    const valid = validate(JSON.parse(body));
+    expect(valid, `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  }
+  checked.add(`${method.toUpperCase()} ${path} ${status}`);
+}
+
+/** A schema of the document, its #/components references resolved against the document. */
+function validatorOf(schema: object): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile({ ...schema, components: document.components });
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+function get(path: string, headers: Record<string, string> = bearer(token)): Promise<Response> {
+  return fetch(`${api.url}${path}`, { headers });
+}
+
+describe("the document", () => {
+  it("is OpenAPI 3.1 with every v1 path and the OAuth2 client-credentials scheme", () => {
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths).sort()).toEqual([
+      "/api/v1/events",
+      "/api/v1/events/{eventId}/live",
+      "/api/v1/events/{eventId}/results",
+      "/api/v1/oauth/token",
+      "/api/v1/openapi.json",
+      "/api/v1/races/{raceId}/live",
+      "/api/v1/races/{raceId}/live/insights",
+      "/api/v1/races/{raceId}/results",
+      "/api/v1/races/{raceId}/track",
+      "/api/v1/scopes",
+    ]);
+    expect(document).toMatchObject({
+      components: { securitySchemes: { oauth2: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${api.runtime.publicBaseUrl}/api/v1/oauth/token` } } } } },
+    });
+  });
+
+  it("names the scope each operation needs, as the guard enforces it", () => {
+    const security = (path: string) => (Object.values(document.paths[path]!)[0] as unknown as { security: unknown }).security;
+    expect(security("/api/v1/races/{raceId}/live")).toEqual([{ oauth2: ["tracking:read"] }]);
+    expect(security("/api/v1/races/{raceId}/track")).toEqual([{ oauth2: ["tracking:read"] }]);
+    expect(security("/api/v1/events")).toEqual([{ oauth2: ["events:read"] }]);
+    expect(security("/api/v1/events/{eventId}/results")).toEqual([{ oauth2: ["results:read"] }]);
+    expect(security("/api/v1/scopes")).toEqual([{ oauth2: [] }]);
+    expect(security("/api/v1/oauth/token")).toEqual([]);
+  });
+
+  it("is served with a strong ETag, public caching and 304 on If-None-Match", async () => {
+    const first = await get("/api/v1/openapi.json", {});
+    expect(first.headers.get("cache-control")).toBe("public, max-age=300");
+    const again = await get("/api/v1/openapi.json", { "if-none-match": first.headers.get("etag")! });
+    expect(again.status).toBe(304);
+    await expectConforms(again, "get", "/api/v1/openapi.json");
+  });
+});
+
+describe("live answers match the document", () => {
+  it("GET /events: 200, 304, 400, 401, 403 and 429", async () => {
+    const ok = await get("/api/v1/events?pageSize=2");
+    const etag = ok.headers.get("etag")!;
+    await expectConforms(ok, "get", "/api/v1/events");
+    await expectConforms(await get("/api/v1/events?pageSize=2", { ...bearer(token), "if-none-match": etag }), "get", "/api/v1/events");
+    await expectConforms(await get("/api/v1/events?pageSize=0"), "get", "/api/v1/events");
+    await expectConforms(await get("/api/v1/events", {}), "get", "/api/v1/events");
+    await expectConforms(await get("/api/v1/events", bearer(await tokenFor(api.url, "trackingOnly"))), "get", "/api/v1/events");
+    const tight = await tokenFor(api.url, "tight");
+    await get("/api/v1/events", bearer(tight));
+    const limited = await get("/api/v1/events", bearer(tight));
+    expect(limited.status).toBe(429);
+    await expectConforms(limited, "get", "/api/v1/events");
+  });
+
+  it("GET /events/{eventId}/live and /results: 200 and 404", async () => {
+    for (const path of [`/api/v1/events/${EVENT}/live`, `/api/v1/events/${EVENT}/results`]) {
+      const template = path.replace(EVENT, "{eventId}");
+      await expectConforms(await get(path), "get", template);
+      await expectConforms(await get(path.replace(EVENT, UNKNOWN)), "get", template);
+    }
+  });
+
+  it("GET /races/{raceId}/live and /live/insights: 200 of a race in progress, 304, 401, 404", async () => {
+    for (const path of [`/api/v1/races/${liveRace}/live`, `/api/v1/races/${liveRace}/live/insights?lang=de`]) {
+      const template = path.replace(liveRace, "{raceId}").replace("?lang=de", "");
+      const ok = await get(path);
+      const body = (await ok.clone().json()) as object;
+      await expectConforms(ok, "get", template);
+      expect(JSON.stringify(body).length).toBeGreaterThan(1000);
+      await expectConforms(await get(path, { ...bearer(token), "if-none-match": ok.headers.get("etag")! }), "get", template);
+      await expectConforms(await get(path, { authorization: "Bearer not-a-token" }), "get", template);
+      await expectConforms(await get(path.replace(liveRace, "not-a-uuid")), "get", template);
+    }
+  });
+
+  it("GET /races/{raceId}/track: 200, 400 naming the parameter, 404 for a group not in the race", async () => {
+    const since = new Date(liveGun).toISOString();
+    const path = `/api/v1/races/${liveRace}/track?startGroupId=${liveGroup}&since=${since}`;
+    const ok = await get(path);
+    const body = (await ok.clone().json()) as { boats: unknown[] };
+    expect(body.boats.length).toBeGreaterThan(0);
+    await expectConforms(ok, "get", "/api/v1/races/{raceId}/track");
+    await expectConforms(await get(path.replace(since, "yesterday")), "get", "/api/v1/races/{raceId}/track");
+    await expectConforms(await get(path.replace(liveGroup, UNKNOWN)), "get", "/api/v1/races/{raceId}/track");
+  });
+
+  it("GET /races/{raceId}/results: 200 and 403 without results:read", async () => {
+    await expectConforms(await get(`/api/v1/races/${RACE_1}/results`), "get", "/api/v1/races/{raceId}/results");
+    await expectConforms(await get(`/api/v1/races/${RACE_1}/results`, bearer(await tokenFor(api.url, "trackingOnly"))), "get", "/api/v1/races/{raceId}/results");
+  });
+
+  it("GET /scopes: 200", async () => {
+    await expectConforms(await get("/api/v1/scopes"), "get", "/api/v1/scopes");
+  });
+
+  it("POST /oauth/token: 200, 400 and 401", async () => {
+    await expectConforms(await requestToken(api.url, "overlay"), "post", "/api/v1/oauth/token");
+    await expectConforms(await requestToken(api.url, "overlay", { scope: "admin:all" }), "post", "/api/v1/oauth/token");
+    const wrongSecret = await fetch(`${api.url}/api/v1/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials&client_id=overlay&client_secret=wrong",
+    });
+    await expectConforms(wrongSecret, "post", "/api/v1/oauth/token");
+  });
+});
+
+describe("coverage", () => {
+  it("checked a success of every operation of the document, and the errors above", () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const withoutSuccess = operations.filter((operation) => !checked.has(`${operation} 200`));
+    expect(withoutSuccess).toEqual([]);
+    const statuses = new Set([...checked].map((entry) => entry.split(" ").at(-1)));
+    expect([...statuses].sort()).toEqual(["200", "304", "400", "401", "403", "404", "429"]);
+  });
+});
