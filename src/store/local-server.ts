@@ -18,6 +18,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import mysql from "mysql2/promise";
+import { ensureDebianBinary } from "../debian-packages.js";
 
 const run = promisify(execFile);
 
@@ -132,23 +133,15 @@ async function startServer(log: Log): Promise<void> {
   }
 }
 
-async function installedServerBinary(log: Log): Promise<string> {
-  const binary = "/usr/sbin/mariadbd";
-  if (existsSync(binary)) return binary;
-  if (process.getuid?.() !== 0) {
-    throw new Error("No MySQL server answers on 127.0.0.1:3306 and MariaDB is not installed; install mariadb-server or set DATABASE_URL.");
-  }
-  log("installing Debian's mariadb-server (first run on this machine)");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = () => run("apt-get", ["install", "-y", "--no-install-recommends", "mariadb-server"], { env });
-  try {
-    await install();
-  } catch {
-    // A fresh machine has no package lists yet.
-    await run("apt-get", ["update"], { env });
-    await install();
-  }
-  return binary;
+function installedServerBinary(log: Log): Promise<string> {
+  return ensureDebianBinary(
+    {
+      package: "mariadb-server",
+      binary: "/usr/sbin/mariadbd",
+      notInstalled: "No MySQL server answers on 127.0.0.1:3306 and MariaDB is not installed; install mariadb-server or set DATABASE_URL.",
+    },
+    log,
+  );
 }
 
 function answers(host: string, port: number): Promise<boolean> {

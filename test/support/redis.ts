@@ -2,14 +2,12 @@
 // free port of 127.0.0.1, without persistence, as a child of the calling process. Private,
 // so a test may stop and restart it ("Redis goes down") without disturbing anyone else.
 
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
-import { promisify } from "node:util";
+import { ensureDebianBinary } from "../../src/debian-packages.js";
 import { stopProcess } from "./process.js";
 
-const run = promisify(execFile);
 const HOST = "127.0.0.1";
 
 export interface RedisServer {
@@ -94,23 +92,9 @@ async function startRedis(binary: string, port: number): Promise<ChildProcess> {
   return child;
 }
 
-async function installedRedisServer(log: (message: string) => void): Promise<string> {
-  const known = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((path) => existsSync(path));
-  if (known) return known;
-  if (process.getuid?.() !== 0) throw new Error("redis-server is not installed; install Debian's redis-server package.");
-  log("installing Debian's redis-server (first run on this machine)");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  // Test files run in parallel: wait for another file's install rather than fail on dpkg's lock.
-  const lockWait = ["-o", "DPkg::Lock::Timeout=300"];
-  const install = () => run("apt-get", [...lockWait, "install", "-y", "--no-install-recommends", "redis-server"], { env });
-  try {
-    await install();
-  } catch {
-    // A fresh machine has no package lists yet.
-    await run("apt-get", [...lockWait, "update"], { env });
-    await install();
-  }
-  return "/usr/bin/redis-server";
+// Debian's package, or one a hand-made install put under /usr/local.
+function installedRedisServer(log: (message: string) => void): Promise<string> {
+  return ensureDebianBinary({ package: "redis-server", binary: "/usr/bin/redis-server", alsoAt: ["/usr/local/bin/redis-server"] }, log);
 }
 
 function freePort(): Promise<number> {
