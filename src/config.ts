@@ -23,6 +23,12 @@ export interface Config {
   redisUrl: string | undefined;
   /** An OpenAI-compatible chat-completions model phrasing insights; unset: template lines only. */
   insightsModel: ModelConfig | undefined;
+  /** Watch streams a client may hold open on one instance. */
+  streamsPerClient: number;
+  /** A Watch stream sends a heartbeat after this long without news. */
+  streamHeartbeatMs: number;
+  /** A Watch stream whose client leaves a message untaken this long is dropped. */
+  streamStallMs: number;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -55,6 +61,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustedProxies(env),
     redisUrl: redisUrl(env),
     insightsModel: insightsModel(env),
+    streamsPerClient: integer(env, "STREAMS_PER_CLIENT", 10, 1, 10_000),
+    streamHeartbeatMs: integer(env, "STREAM_HEARTBEAT_SECONDS", 15, 1, 300) * 1000,
+    streamStallMs: integer(env, "STREAM_STALL_SECONDS", 30, 1, 3600) * 1000,
   };
 }
 

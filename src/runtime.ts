@@ -14,11 +14,12 @@ import type { Config } from "./config.js";
 import { InsightsGenerator } from "./insights/generator.js";
 import { ModelPhraser } from "./insights/model-phrasing.js";
 import { RateLimits } from "./limits/rate-limits.js";
+import { OpenStreams } from "./services/guarded-stream.js";
 import { RaceDirectory } from "./services/race-access.js";
-import { createServices, type Services } from "./services/routes.js";
+import { createServices, type Services, type StreamTiming } from "./services/routes.js";
 import type { Pool, PoolOptions } from "./store/pool.js";
 
-export type RuntimeConfig = Pick<Config, "publicBaseUrl" | "trustProxy" | "redisUrl" | "insightsModel">;
+export type RuntimeConfig = Pick<Config, "publicBaseUrl" | "trustProxy" | "redisUrl" | "insightsModel" | "streamsPerClient" | "streamHeartbeatMs" | "streamStallMs">;
 
 export interface Runtime {
   pool: Pool;
@@ -30,6 +31,9 @@ export interface Runtime {
   publicBaseUrl: string;
   /** `{errors_url}` of the spec: the page documenting every error code. */
   errorsUrl: string;
+  /** Every open Watch stream: the server ends them first when it shuts down. */
+  streams: OpenStreams;
+  streamTiming: StreamTiming;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,8 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
   });
   const tokens = new Tokens(new KeyRing(pool), { issuer: config.publicBaseUrl, audience: `${config.publicBaseUrl}/api/v1` });
   const guard = new Guard(tokens, new ClientStates(pool));
+  const streams = new OpenStreams(config.streamsPerClient);
+  const streamTiming = { heartbeatMs: config.streamHeartbeatMs, stallMs: config.streamStallMs };
   return {
     pool,
     logger,
@@ -60,12 +66,16 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       limits,
       logger,
       races: new RaceDirectory(pool),
+      streams,
+      streamTiming,
       insights: new InsightsGenerator({ pool, logger, phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null, instanceId: randomUUID() }),
     }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     resolveAddress: addressResolver(config.trustProxy),
     publicBaseUrl: config.publicBaseUrl,
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,
+    streams,
+    streamTiming,
     close: () => limits.close(),
   };
 }

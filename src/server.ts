@@ -45,6 +45,8 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
     httpUrl,
     grpcUrl,
     async close() {
+      // Watch streams never finish by themselves: end them, so their clients reconnect elsewhere.
+      runtime.streams.endAll();
       const grpcClosed = new Promise<void>((resolve) => grpc.close(() => resolve()));
       // session.close() sends GOAWAY and waits for the session's open streams.
       for (const session of sessions) session.close();

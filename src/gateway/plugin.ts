@@ -12,16 +12,18 @@ import type { AddressResolver } from "../auth/client-address.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
 import { ApiError, describeRpcError, errorHeaders, TRACE_ID_HEADER } from "../errors/api-error.js";
 import { traceId, traceIdFrom } from "../services/context.js";
-import type { Services } from "../services/routes.js";
+import type { Services, StreamTiming } from "../services/routes.js";
 import { chooseEncoding, encodedBody, type EncodedBody } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
-import { sendProblem } from "./problem.js";
+import { problemJson, sendProblem } from "./problem.js";
 import { restCallContext, type Query, type RestRoute } from "./rpc-call.js";
 import { OPENAPI_CACHE_CONTROL, OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
-import { REST_ROUTES } from "./routes.js";
+import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
+import { writeStream, type StreamRoute } from "./sse.js";
 
 export interface GatewayDeps {
   services: Services;
+  streamTiming: StreamTiming;
   tokenEndpoint: TokenEndpoint;
   resolveAddress: AddressResolver;
   errorsUrl: string;
@@ -59,6 +61,13 @@ export function gateway(deps: GatewayDeps) {
       }, (request, reply) => serve(deps, route, request, reply));
     }
 
+    for (const route of STREAM_ROUTES) {
+      api.get(route.path, {
+        schema: route.schema,
+        ...(route.normalizeQuery ? { preValidation: async (request: FastifyRequest) => route.normalizeQuery!(request.query as Query) } : {}),
+      }, (request, reply) => serveStream(deps, route, request, reply));
+    }
+
     api.setNotFoundHandler((request, reply) => {
       const trace = traceIdFrom(request.headers.traceparent);
       return sendProblem(reply, deps.errorsUrl, { code: "API_ROUTE_NOT_FOUND", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
@@ -86,6 +95,33 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
   } catch (error) {
     return sendProblem(reply, deps.errorsUrl, problemOf(error, context, deps.logger));
   }
+}
+
+/**
+ * A Watch stream as SSE. Until its first message the call can still fail like a
+ * unary one (guard, race, stream cap): then it is a problem+json answer.
+ */
+async function serveStream(deps: GatewayDeps, route: StreamRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const clientLeft = new AbortController();
+  reply.raw.once("close", () => clientLeft.abort());
+  const context = restCallContext(route.rpc, request, deps.resolveAddress, clientLeft.signal);
+  const messages = route.open(deps.services, request, context);
+  let first: IteratorResult<object>;
+  try {
+    first = await messages.next();
+  } catch (error) {
+    await sendProblem(reply, deps.errorsUrl, problemOf(error, context, deps.logger));
+    return;
+  }
+  if (first.done) return void reply.code(204).send();
+  const serialize = reply.compileSerializationSchema(route.dataSchema) as (json: unknown) => string;
+  await writeStream(reply, route, messages, first.value, Object.fromEntries(context.responseHeader), serialize, {
+    stallMs: deps.streamTiming.stallMs,
+    problemBody: (error) => {
+      const { code, params, traceId: trace } = problemOf(error, context, deps.logger);
+      return problemJson(deps.errorsUrl, { code, params, traceId: trace });
+    },
+  });
 }
 
 /** The answer in the encoding the client prefers, or 304 when If-None-Match names it. */

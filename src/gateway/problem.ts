@@ -14,15 +14,20 @@ export interface Problem {
 }
 
 export function sendProblem(reply: FastifyReply, errorsUrl: string, problem: Problem): FastifyReply {
+  // An error is never cached: the next try may succeed. Bytes, not a string, so
+  // Fastify adds no charset parameter: problem+json defines none (RFC 9457).
+  return reply
+    .code(ERROR_CODES[problem.code].status)
+    .headers({ ...problem.headers, "cache-control": "no-store" })
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(Buffer.from(problemJson(errorsUrl, problem)));
+}
+
+/** The problem's body: also the data of the `error` event that ends a stream. */
+export function problemJson(errorsUrl: string, problem: Omit<Problem, "headers">): string {
   const spec = ERROR_CODES[problem.code];
   const body: Record<string, unknown> = { type: `${errorsUrl}#${problem.code}`, status: spec.status, code: problem.code };
   if (spec.params.length > 0) body.params = problem.params;
   body.traceId = problem.traceId;
-  // An error is never cached: the next try may succeed. Bytes, not a string, so
-  // Fastify adds no charset parameter: problem+json defines none (RFC 9457).
-  return reply
-    .code(spec.status)
-    .headers({ ...problem.headers, "cache-control": "no-store" })
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(Buffer.from(JSON.stringify(body)));
+  return JSON.stringify(body);
 }

@@ -3,12 +3,16 @@
 // as ISO 8601 UTC with milliseconds, the start group state without its enum prefix.
 
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
-import type { GetRaceLiveResponse, LiveBoat, LiveOrderRow, StartGroupLive, Wind } from "../../gen/racing/v1/race_live_pb.js";
+import type { GetRaceLiveResponse, LiveBoat, RaceLive, LiveOrderRow, StartGroupLive, Wind } from "../../gen/racing/v1/race_live_pb.js";
 import { dateTime } from "./date-time-json.js";
 
 export function raceLiveJson(response: GetRaceLiveResponse): unknown {
-  const live = response.raceLive;
-  if (!live) throw new Error("GetRaceLiveResponse without race_live");
+  if (!response.raceLive) throw new Error("GetRaceLiveResponse without race_live");
+  return raceLiveObjectJson(response.raceLive);
+}
+
+/** The race live object itself: the polled body, and each event of the live stream. */
+export function raceLiveObjectJson(live: RaceLive): unknown {
   return {
     raceId: live.raceId,
     eventId: live.eventId,

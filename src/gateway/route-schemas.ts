@@ -2,7 +2,7 @@
 // its answers with their headers (which the 200 serialiser and the OpenAPI document
 // both read), and its errors, taken from the RPC's call policy.
 
-import type { DescMethodUnary } from "@bufbuild/protobuf";
+import type { DescMethod, DescMethodUnary } from "@bufbuild/protobuf";
 import type { FastifySchema } from "fastify";
 // Brings the OpenAPI fields (summary, tags, security...) into FastifySchema.
 import type {} from "@fastify/swagger";
@@ -64,6 +64,55 @@ export function dataRouteSchema(route: DataRouteDocs): FastifySchema {
     response: {
       200: { description: "OK", headers: { ...freshness, Vary: header("Answers differ by compression.", { enum: ["Accept-Encoding"] }) }, content: { "application/json": { schema: ref(route.body) } } },
       304: { description: "Not Modified: If-None-Match matched. Same validators and freshness as the 200 it stands for, no body.", type: "null", headers: freshness },
+      ...errorResponses(callErrors(policy)),
+      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], {}),
+    },
+  };
+}
+
+export interface StreamRouteDocs {
+  rpc: DescMethod;
+  summary: string;
+  description: string;
+  tag: string;
+  params: JsonSchema;
+  querystring?: JsonSchema;
+  eventName: string;
+  /** The $id of each event's data: the polled endpoint's body. */
+  body: string;
+}
+
+/** A Watch stream as Server-Sent Events: 200 text/event-stream once the call is accepted, problem+json before. */
+export function streamRouteSchema(route: StreamRouteDocs): FastifySchema {
+  const policy = callPolicy(route.rpc);
+  return {
+    summary: route.summary,
+    description: `${route.description}
+
+Each event is \`id: <event id>\`, \`event: ${route.eventName}\` and one \`data:\` line holding the ${route.body} JSON the polled endpoint answers at that moment. A comment line \`: heartbeat\` comes when nothing changed for 15 seconds. Reconnect with the \`Last-Event-ID\` header (EventSource does it by itself): the last state you saw is not sent again, a newer one at once. Opening counts as one call against the ${bucketName(policy.bucket)} bucket; a client may hold 10 open streams per server (429 RATE_LIMIT_EXCEEDED beyond). The guard runs again every second: a disabled, expired or rotated client, a removed scope or an expired token ends the stream within 5 seconds with an \`event: error\` whose data is the problem. A client that reads nothing for 30 seconds is dropped. On shutdown the stream ends; reconnect.
+
+Scope: ${policy.scope}.`,
+    tags: [route.tag],
+    operationId: lowerFirst(route.rpc.name),
+    security: [{ [SECURITY_SCHEME]: policy.scope ? [policy.scope] : [] }],
+    params: route.params,
+    ...(route.querystring ? { querystring: route.querystring } : {}),
+    headers: {
+      type: "object",
+      properties: { "last-event-id": { type: "string", maxLength: 64, description: "The id of the last event received, when reconnecting. Any other value means: send the newest." } },
+    },
+    response: {
+      200: {
+        description: `The stream: \`${route.eventName}\` events whose data is ${route.body} (see its schema), and heartbeats.`,
+        headers: { "Cache-Control": header("Never cached.", { enum: ["no-store"] }), ...RATE_LIMIT_HEADERS(true), "X-Trace-Id": TRACE_ID },
+        content: {
+          "text/event-stream": {
+            schema: { type: "string", description: `Server-Sent Events; each data line is a ${route.body}.` },
+            // OpenAPI 3.1 cannot say what each event holds (3.2's itemSchema can): the data's schema, for tools and tests.
+            "x-sse-data": ref(route.body),
+          },
+        },
+      },
       ...errorResponses(callErrors(policy)),
       "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], {}),
     },

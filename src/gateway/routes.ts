@@ -16,15 +16,33 @@ import { IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL } from "../services/tra
 import { dateTime } from "./date-time-json.js";
 import { eventLiveJson } from "./event-live-json.js";
 import { insightsJson } from "./insights-json.js";
-import { raceLiveJson } from "./race-live-json.js";
+import { raceLiveJson, raceLiveObjectJson } from "./race-live-json.js";
 import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
-import { restRoute, type RestRoute } from "./rpc-call.js";
+import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
+import { streamRoute, type StreamRoute } from "./sse.js";
 import { TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
 
 const RACE_ID = { type: "object", required: ["raceId"], properties: { raceId: { type: "string", description: "UUID of the race, from the event live status. Any other value, malformed ones included, answers 404 RACE_NOT_FOUND." } } };
 const EVENT_ID = { type: "object", required: ["eventId"], properties: { eventId: { type: "string", description: "UUID of the event, from the events list. Any other value, malformed ones included, answers 404 EVENT_NOT_FOUND." } } };
 const raceId = (request: FastifyRequest) => ({ raceId: (request.params as { raceId: string }).raceId });
 const eventId = (request: FastifyRequest) => ({ eventId: (request.params as { eventId: string }).eventId });
+
+const lastEventId = (request: FastifyRequest) => (request.headers as { "last-event-id"?: string })["last-event-id"] ?? "";
+const LANG_QUERY = {
+  type: "object",
+  properties: {
+    lang: {
+      type: "string",
+      description: "en, tr, de, fr, es, it, ru, el or nb; case-insensitive, a region suffix (en-GB) is dropped. Anything else, or none, is en: lang never answers 400.",
+      examples: ["de"],
+    },
+  },
+};
+// lang never answers 400: a repeated one counts once, and any value falls back to en in the service.
+const firstLang = (query: Query) => {
+  if (Array.isArray(query.lang)) query.lang = query.lang[0];
+};
+const lang = (request: FastifyRequest) => (request.query as { lang?: string }).lang ?? "";
 
 export const REST_ROUTES: readonly RestRoute[] = [
   restRoute({
@@ -94,21 +112,9 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Live insights: commentary lines",
     description: "Lead changes, mark roundings, places gained, finishes and wind shifts of the last 15 minutes, newest first, each with a sentence in the requested language and machine-readable fields. Generated at most once a minute per race: poll every 15 to 60 seconds.",
     params: RACE_ID,
-    querystring: {
-      type: "object",
-      properties: {
-        lang: {
-          type: "string",
-          description: "en, tr, de, fr, es, it, ru, el or nb; case-insensitive, a region suffix (en-GB) is dropped. Anything else, or none, is en: lang never answers 400.",
-          examples: ["de"],
-        },
-      },
-    },
-    // lang never answers 400: a repeated one counts once, and any value falls back to en in the service.
-    normalizeQuery: (query) => {
-      if (Array.isArray(query.lang)) query.lang = query.lang[0];
-    },
-    request: (request) => ({ ...raceId(request), lang: (request.query as { lang?: string }).lang ?? "" }),
+    querystring: LANG_QUERY,
+    normalizeQuery: firstLang,
+    request: (request) => ({ ...raceId(request), lang: lang(request) }),
     body: "LiveInsights",
     cacheControl: { pattern: "^private, max-age=[0-9]+$", description: "Private; max-age is the seconds until the next generation, at most 60." },
     dataAsOf: true,
@@ -153,6 +159,46 @@ export const REST_ROUTES: readonly RestRoute[] = [
     body: "ScopeList",
     cacheControl: { enum: [SCOPES_CACHE_CONTROL] },
     response: scopesJson,
+  }),
+];
+
+/** The Watch streams as Server-Sent Events (sse.ts). */
+export const STREAM_ROUTES: readonly StreamRoute[] = [
+  streamRoute({
+    path: "/races/:raceId/live/stream",
+    rpc: RaceLiveService.method.watchRaceLive,
+    implementation: (services) => services.raceLive.watchRaceLive,
+    tag: "Races",
+    summary: "Race live, pushed: a stream of race live states",
+    description: "The race live object now, then each new one as the shared read produces it (at most every 2 seconds), instead of polling.",
+    params: RACE_ID,
+    request: (request) => ({ ...raceId(request), resumeAfter: lastEventId(request) }),
+    eventName: "live",
+    body: "RaceLive",
+    event: ({ event }) => {
+      if (event.case !== "live") return null;
+      const live = event.value.raceLive!;
+      return { id: event.value.eventId, shared: live, json: () => raceLiveObjectJson(live) };
+    },
+  }),
+  streamRoute({
+    path: "/races/:raceId/live/insights/stream",
+    rpc: LiveInsightsService.method.watchLiveInsights,
+    implementation: (services) => services.liveInsights.watchLiveInsights,
+    tag: "Races",
+    summary: "Live insights, pushed: a stream of insights answers",
+    description: "The insights answer now, then the answer of each new generation (at most one a minute), instead of polling.",
+    params: RACE_ID,
+    querystring: LANG_QUERY,
+    normalizeQuery: firstLang,
+    request: (request) => ({ ...raceId(request), lang: lang(request), resumeAfter: lastEventId(request) }),
+    eventName: "insights",
+    body: "LiveInsights",
+    event: ({ event }) => {
+      if (event.case !== "insights") return null;
+      const answer = event.value.answer!;
+      return { id: event.value.eventId, shared: answer, json: () => insightsJson(answer) };
+    },
   }),
 ];
 

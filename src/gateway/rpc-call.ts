@@ -2,7 +2,7 @@
 // listeners would (same guard, same errors, same response headers), but with no
 // serialisation and no network hop.
 
-import { create, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { create, type DescMessage, type DescMethod, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { FastifyRequest, FastifySchema } from "fastify";
 import type { AddressResolver } from "../auth/client-address.js";
@@ -60,9 +60,10 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
 /**
  * The handler context of a REST call. A plain object rather than Connect's
  * createHandlerContext, which links abort controllers per call: the gateway awaits
- * the handler in the request itself, so there is nothing to abort.
+ * a unary handler in the request itself, so there is nothing to abort; a stream
+ * passes the signal that fires when its client leaves.
  */
-export function restCallContext(method: DescMethodUnary, request: FastifyRequest, resolveAddress: AddressResolver): HandlerContext {
+export function restCallContext(method: DescMethod, request: FastifyRequest, resolveAddress: AddressResolver, signal: AbortSignal = NEVER_ABORTED): HandlerContext {
   const requestHeader = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === "string") requestHeader.set(name, value);
@@ -74,7 +75,7 @@ export function restCallContext(method: DescMethodUnary, request: FastifyRequest
     protocolName: "rest",
     requestMethod: request.method,
     url: request.url,
-    signal: NEVER_ABORTED,
+    signal,
     timeoutMs: () => undefined,
     requestHeader,
     responseHeader: new Headers(),

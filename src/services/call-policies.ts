@@ -30,6 +30,8 @@ const POLICIES = new Map<DescMethod, CallPolicy>([
   [EventService.method.getEventLive, { scope: "events:read", bucket: "general", errors: ["EVENT_NOT_FOUND"] }],
   [RaceLiveService.method.getRaceLive, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
   [LiveInsightsService.method.getLiveInsights, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
+  [RaceLiveService.method.watchRaceLive, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
+  [LiveInsightsService.method.watchLiveInsights, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
   [TrackService.method.getTrackPage, { scope: "tracking:read", bucket: "tracking", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND"] }],
   [ResultsService.method.getEventResults, { scope: "results:read", bucket: "general", errors: ["EVENT_NOT_FOUND"] }],
   [ResultsService.method.getRaceResults, { scope: "results:read", bucket: "general", errors: ["RACE_NOT_FOUND"] }],

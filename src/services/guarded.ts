@@ -41,7 +41,8 @@ export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: Gu
   };
 }
 
-function rpcError(error: unknown, trace: string, logger: Logger, context: HandlerContext): ConnectError {
+/** The one error path: what a data call (unary or stream) answers for `error`. */
+export function rpcError(error: unknown, trace: string, logger: Logger, context: HandlerContext): ConnectError {
   if (error instanceof ApiError) return toConnectError(error, trace);
   if (isDatabaseUnavailable(error)) {
     logger.warn({ traceId: trace, err: error, rpc: context.method.name }, "read model unavailable");

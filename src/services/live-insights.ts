@@ -5,14 +5,23 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { InsightKind, InsightSource, GetLiveInsightsResponseSchema, type GetLiveInsightsResponse, LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import {
+  InsightKind,
+  InsightSource,
+  GetLiveInsightsResponseSchema,
+  type GetLiveInsightsResponse,
+  LiveInsightsService,
+  WatchLiveInsightsResponseSchema,
+} from "../../gen/racing/v1/live_insights_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import type { InsightKind as FactKind } from "../insights/facts.js";
 import { GENERATION_INTERVAL_MS, type InsightsGenerator, type InsightsState } from "../insights/generator.js";
 import { normalizeLang, type Lang } from "../insights/languages.js";
 import type { RaceRecord } from "../store/races.js";
 import { guarded } from "./guarded.js";
-import { DATA_AS_OF_HEADER } from "./race-live.js";
+import { Feeds } from "./feeds.js";
+import { guardedStream } from "./guarded-stream.js";
+import { DATA_AS_OF_HEADER, LIVE_MAX_AGE_MS } from "./race-live.js";
 import type { ServiceDeps } from "./routes.js";
 import { SharedRead } from "../shared-read.js";
 
@@ -27,16 +36,38 @@ interface Answer {
 
 export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGenerator }): ServiceImpl<typeof LiveInsightsService> {
   const answers = new SharedRead<Answer>({ ttlMs: (answer) => answer.freshUntilMs - Date.now(), max: 10_000 });
+  const current = async (race: RaceRecord, lang: Lang) => (race.isLive ? await answers.get(`${race.uuid}|${lang}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang));
+  // Watchers ask on the live beat, so a new generation reaches them within 2 s of being due.
+  const feeds = new Feeds<GetLiveInsightsResponse>({ ...deps.streamTiming, readEveryMs: LIVE_MAX_AGE_MS }, deps.logger);
   return {
     getLiveInsights: guarded(deps, LiveInsightsService.method.getLiveInsights, async (request, caller, context) => {
       const race = await deps.races.trackingRace(caller, request.raceId);
       const lang = normalizeLang(request.lang);
-      const answer = race.isLive ? await answers.get(`${race.uuid}|${lang}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang);
+      const answer = await current(race, lang);
       const maxAge = race.isLive ? Math.max(1, Math.min(60, Math.ceil((answer.freshUntilMs - Date.now()) / 1000))) : NOT_LIVE_MAX_AGE_S;
       context.responseHeader.set(DATA_AS_OF_HEADER, new Date(timestampMs(answer.message.dataAsOf!)).toISOString());
       context.responseHeader.set("cache-control", `private, max-age=${maxAge}`);
       return answer.message;
     }),
+    watchLiveInsights: guardedStream(
+      deps,
+      LiveInsightsService.method.watchLiveInsights,
+      async (request, caller) => {
+        const race = await deps.races.trackingRace(caller, request.raceId);
+        const lang = normalizeLang(request.lang);
+        const read = async () => {
+          const { message } = await current((await deps.races.race(race.uuid)) ?? race, lang);
+          // One id per generation: a rebuilt answer of the same generation is not news.
+          return { id: message.generatedAtUtc ? String(timestampMs(message.generatedAtUtc)) : "0", value: message };
+        };
+        return feeds.subscribe(`${race.uuid}|${lang}`, read, request.resumeAfter);
+      },
+      (request, caller) => deps.races.trackingRace(caller, request.raceId),
+      (event) =>
+        create(WatchLiveInsightsResponseSchema, {
+          event: "value" in event ? { case: "insights", value: { eventId: event.value.id, answer: event.value.value } } : { case: "heartbeat", value: {} },
+        }),
+    ),
   };
 }
 

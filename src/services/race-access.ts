@@ -38,7 +38,8 @@ export class RaceDirectory {
     return race;
   }
 
-  private async race(uuid: string): Promise<RaceRecord | null> {
+  /** The race as now stored (short-lived cache), whoever asks; null when it is gone. */
+  async race(uuid: string): Promise<RaceRecord | null> {
     return (await this.races.get(uuid, async () => ({ race: await findRace(this.pool, uuid) }))).race;
   }
 

@@ -7,7 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
-import { GetRaceLiveResponseSchema, type GetRaceLiveResponse, RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { GetRaceLiveResponseSchema, type GetRaceLiveResponse, RaceLiveService, WatchRaceLiveResponseSchema } from "../../gen/racing/v1/race_live_pb.js";
 import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import type { Pool } from "../store/pool.js";
@@ -15,7 +15,9 @@ import { newestFixes, type FixRow, type FixSeek } from "../store/fixes.js";
 import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boats.js";
 import { appliedCourseVersions, newestLiveOrders, newestWind, type LiveOrderRecord } from "../store/race-live.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
+import { Feeds } from "./feeds.js";
 import { guarded } from "./guarded.js";
+import { guardedStream } from "./guarded-stream.js";
 import type { ServiceDeps } from "./routes.js";
 import { SharedRead } from "../shared-read.js";
 
@@ -31,15 +33,35 @@ export const DATA_AS_OF_HEADER = "x-data-as-of";
 export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveService> {
   // Races polled within the last 2 s; a few hundred live at once is a busy day.
   const answers = new SharedRead<GetRaceLiveResponse>({ ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
+  const current = (race: RaceRecord) => answers.get(race.uuid, () => readRaceLive(deps.pool, race, Date.now()));
+  // Watchers read through the same shared read as pollers: one read per race per 2 s in all.
+  const feeds = new Feeds<GetRaceLiveResponse>({ ...deps.streamTiming, readEveryMs: LIVE_MAX_AGE_MS }, deps.logger);
   return {
     getRaceLive: guarded(deps, RaceLiveService.method.getRaceLive, async (request, caller, context) => {
       // Visibility first, per request: a cached answer is never a reason to show a race.
       const race = await deps.races.trackingRace(caller, request.raceId);
-      const answer = await answers.get(race.uuid, () => readRaceLive(deps.pool, race, Date.now()));
+      const answer = await current(race);
       context.responseHeader.set(DATA_AS_OF_HEADER, new Date(timestampMs(answer.raceLive!.dataAsOf!)).toISOString());
       context.responseHeader.set("cache-control", LIVE_CACHE_CONTROL);
       return answer;
     }),
+    watchRaceLive: guardedStream(
+      deps,
+      RaceLiveService.method.watchRaceLive,
+      async (request, caller) => {
+        const race = await deps.races.trackingRace(caller, request.raceId);
+        const read = async () => {
+          const answer = await current((await deps.races.race(race.uuid)) ?? race);
+          return { id: String(timestampMs(answer.raceLive!.dataAsOf!)), value: answer };
+        };
+        return feeds.subscribe(race.uuid, read, request.resumeAfter);
+      },
+      (request, caller) => deps.races.trackingRace(caller, request.raceId),
+      (event) =>
+        create(WatchRaceLiveResponseSchema, {
+          event: "value" in event ? { case: "live", value: { eventId: event.value.id, raceLive: event.value.value.raceLive } } : { case: "heartbeat", value: {} },
+        }),
+    ),
   };
 }
 

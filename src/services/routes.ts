@@ -11,7 +11,8 @@ import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import type { Pool } from "../store/pool.js";
 import { eventService } from "./events.js";
-import type { GuardedDeps } from "./guarded.js";
+import type { FeedTiming } from "./feeds.js";
+import type { StreamDeps } from "./guarded-stream.js";
 import type { InsightsGenerator } from "../insights/generator.js";
 import { liveInsightsService } from "./live-insights.js";
 import type { RaceDirectory } from "./race-access.js";
@@ -31,7 +32,10 @@ export const racingServices: readonly DescService[] = [
   ScopeService,
 ];
 
-export type ServiceDeps = GuardedDeps & { pool: Pool; races: RaceDirectory; insights: InsightsGenerator };
+export type ServiceDeps = StreamDeps & { pool: Pool; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
+
+/** Heartbeat and stall limits of the Watch streams (each feed sets its own read beat). */
+export type StreamTiming = Omit<FeedTiming, "readEveryMs">;
 
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
 export interface Services {

@@ -12,6 +12,7 @@ import { bearer, CLUB, requestToken, startApi, tokenFor, type Api } from "../sup
 import { useFreshDatabase } from "../support/database.js";
 import { EVENT, eventScenario, RACE_1 } from "../support/event-scenarios.js";
 import { MINUTE, uuid } from "../support/race-scenarios.js";
+import { openSse } from "../support/sse.js";
 
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
 
@@ -21,7 +22,7 @@ interface Header {
 }
 interface DocumentedResponse {
   headers?: Record<string, Header>;
-  content?: Record<string, { schema: object }>;
+  content?: Record<string, { schema: object; "x-sse-data"?: object }>;
 }
 interface Operation {
   operationId: string;
@@ -77,20 +78,25 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-/** Checks `response` against the document's answer for its status, and records it as checked. */
-async function expectConforms(response: Response, method: string, path: string): Promise<void> {
+/** The document's answer of `method path` for the response's status, its headers checked. */
+function documentedAnswer(response: Response, method: string, path: string): DocumentedResponse {
   const operation = document.paths[path]?.[method];
   expect(operation, `${method} ${path} is documented`).toBeDefined();
   const status = String(response.status);
   const documented = operation!.responses[status] ?? operation!.responses[`${status[0]}XX`];
   expect(documented, `${method} ${path} documents ${status}`).toBeDefined();
-
   for (const [name, header] of Object.entries(documented!.headers ?? {})) {
     const value = response.headers.get(name);
     if (header.required) expect(value, `${status} carries ${name}`).not.toBeNull();
     if (value !== null) expect(validatorOf(header.schema)(value), `${name}: ${value} matches ${JSON.stringify(header.schema)}`).toBe(true);
   }
+  return documented!;
+}
 
+/** Checks `response` against the document's answer for its status, and records it as checked. */
+async function expectConforms(response: Response, method: string, path: string): Promise<void> {
+  const documented = documentedAnswer(response, method, path);
+  const status = String(response.status);
   const body = await response.text();
   if (!documented!.content) {
     expect(body).toBe("");
@@ -103,6 +109,23 @@ async function expectConforms(response: Response, method: string, path: string):
     expect(valid, `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
   }
   checked.add(`${method.toUpperCase()} ${path} ${status}`);
+}
+
+/** Opens a stream, checks its answer and first event's data against the document, and closes it. */
+async function expectStreamConforms(url: string, path: string): Promise<void> {
+  const stream = await openSse(url, bearer(token));
+  try {
+    const documented = documentedAnswer(stream.response, "get", path);
+    const content = documented.content?.["text/event-stream"];
+    expect(stream.response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(content?.["x-sse-data"], `${path} says what its events hold`).toBeDefined();
+    const event = await stream.nextEvent();
+    const validate = validatorOf(content!["x-sse-data"]!);
+    expect(validate(JSON.parse(event.data!)), `${path} event: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    checked.add(`GET ${path} ${stream.response.status}`);
+  } finally {
+    stream.close();
+  }
 }
 
 /** A schema of the document, its #/components references resolved against the document. */
@@ -130,6 +153,8 @@ describe("the document", () => {
       "/api/v1/openapi.json",
       "/api/v1/races/{raceId}/live",
       "/api/v1/races/{raceId}/live/insights",
+      "/api/v1/races/{raceId}/live/insights/stream",
+      "/api/v1/races/{raceId}/live/stream",
       "/api/v1/races/{raceId}/results",
       "/api/v1/races/{raceId}/track",
       "/api/v1/scopes",
@@ -193,6 +218,12 @@ describe("live answers match the document", () => {
       await expectConforms(await get(path, { authorization: "Bearer not-a-token" }), "get", template);
       await expectConforms(await get(path.replace(liveRace, "not-a-uuid")), "get", template);
     }
+  });
+
+  it("GET /races/{raceId}/live/stream and /live/insights/stream: 200 with events holding the documented data, 404", async () => {
+    await expectStreamConforms(`${api.url}/api/v1/races/${liveRace}/live/stream`, "/api/v1/races/{raceId}/live/stream");
+    await expectStreamConforms(`${api.url}/api/v1/races/${liveRace}/live/insights/stream?lang=fr`, "/api/v1/races/{raceId}/live/insights/stream");
+    await expectConforms(await get(`/api/v1/races/${UNKNOWN}/live/stream`), "get", "/api/v1/races/{raceId}/live/stream");
   });
 
   it("GET /races/{raceId}/track: 200, 400 naming the parameter, 404 for a group not in the race", async () => {

@@ -31,7 +31,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/common.proto.
  */
 export const file_racing_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChZyYWNpbmcvdjEvY29tbW9uLnByb3RvEglyYWNpbmcudjEiQwoHQm9hdFJlZhIQCghlbnRyeV9pZBgBIAEoCRITCgtzYWlsX251bWJlchgCIAEoCRIRCglib2F0X25hbWUYAyABKAkq1gEKD1N0YXJ0R3JvdXBTdGF0ZRIhCh1TVEFSVF9HUk9VUF9TVEFURV9VTlNQRUNJRklFRBAAEh8KG1NUQVJUX0dST1VQX1NUQVRFX1NDSEVEVUxFRBABEh0KGVNUQVJUX0dST1VQX1NUQVRFX1NUQVJURUQQAhIeChpTVEFSVF9HUk9VUF9TVEFURV9GSU5JU0hFRBADEh8KG1NUQVJUX0dST1VQX1NUQVRFX1BPU1RQT05FRBAEEh8KG1NUQVJUX0dST1VQX1NUQVRFX0FCQU5ET05FRBAFYgZwcm90bzM");
+  fileDesc("ChZyYWNpbmcvdjEvY29tbW9uLnByb3RvEglyYWNpbmcudjEiQwoHQm9hdFJlZhIQCghlbnRyeV9pZBgBIAEoCRITCgtzYWlsX251bWJlchgCIAEoCRIRCglib2F0X25hbWUYAyABKAkiEQoPU3RyZWFtSGVhcnRiZWF0KtYBCg9TdGFydEdyb3VwU3RhdGUSIQodU1RBUlRfR1JPVVBfU1RBVEVfVU5TUEVDSUZJRUQQABIfChtTVEFSVF9HUk9VUF9TVEFURV9TQ0hFRFVMRUQQARIdChlTVEFSVF9HUk9VUF9TVEFURV9TVEFSVEVEEAISHgoaU1RBUlRfR1JPVVBfU1RBVEVfRklOSVNIRUQQAxIfChtTVEFSVF9HUk9VUF9TVEFURV9QT1NUUE9ORUQQBBIfChtTVEFSVF9HUk9VUF9TVEFURV9BQkFORE9ORUQQBWIGcHJvdG8z");
 
 /**
  * Identity of a boat as entered in a race, as it appears in insight lines.
@@ -67,6 +67,21 @@ export type BoatRef = Message<"racing.v1.BoatRef"> & {
  */
 export const BoatRefSchema: GenMessage<BoatRef> = /*@__PURE__*/
   messageDesc(file_racing_v1_common, 0);
+
+/**
+ * A keep-alive message of a Watch stream: nothing has changed.
+ *
+ * @generated from message racing.v1.StreamHeartbeat
+ */
+export type StreamHeartbeat = Message<"racing.v1.StreamHeartbeat"> & {
+};
+
+/**
+ * Describes the message racing.v1.StreamHeartbeat.
+ * Use `create(StreamHeartbeatSchema)` to create a new message.
+ */
+export const StreamHeartbeatSchema: GenMessage<StreamHeartbeat> = /*@__PURE__*/
+  messageDesc(file_racing_v1_common, 1);
 
 /**
  * Lifecycle state of a start group. REST writes the value without its prefix

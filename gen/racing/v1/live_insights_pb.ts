@@ -14,7 +14,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { BoatRef } from "./common_pb.js";
+import type { BoatRef, StreamHeartbeat } from "./common_pb.js";
 import { file_racing_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -22,7 +22,109 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/live_insights.proto.
  */
 export const file_racing_v1_live_insights: GenFile = /*@__PURE__*/
-  fileDesc("Ch1yYWNpbmcvdjEvbGl2ZV9pbnNpZ2h0cy5wcm90bxIJcmFjaW5nLnYxIjcKFkdldExpdmVJbnNpZ2h0c1JlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIMCgRsYW5nGAIgASgJIv4BChdHZXRMaXZlSW5zaWdodHNSZXNwb25zZRIPCgdyYWNlX2lkGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEg8KB2lzX2xpdmUYAyABKAgSDAoEbGFuZxgEIAEoCRIVCg1kZWxheV9zZWNvbmRzGAUgASgFEi4KCmRhdGFfYXNfb2YYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKEGdlbmVyYXRlZF9hdF91dGMYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiQKCGluc2lnaHRzGAggAygLMhIucmFjaW5nLnYxLkluc2lnaHQi7gMKB0luc2lnaHQSCgoCaWQYASABKAkSJAoEa2luZBgCIAEoDjIWLnJhY2luZy52MS5JbnNpZ2h0S2luZBIWCg5zdGFydF9ncm91cF9pZBgDIAEoCRIYChBzdGFydF9ncm91cF9uYW1lGAQgASgJEioKBmF0X3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdGV4dBgGIAEoCRIoCgZzb3VyY2UYByABKA4yGC5yYWNpbmcudjEuSW5zaWdodFNvdXJjZRIhCgVib2F0cxgIIAMoCzISLnJhY2luZy52MS5Cb2F0UmVmEhcKCm1hcmtfbGFiZWwYCSABKAlIAIgBARIRCgRyYW5rGAogASgFSAGIAQESGgoNcGxhY2VzX2dhaW5lZBgLIAEoBUgCiAEBEhUKCHR3ZF9mcm9tGAwgASgFSAOIAQESEwoGdHdkX3RvGA0gASgFSASIAQESFQoIdHdzX2Zyb20YDiABKAFIBYgBARITCgZ0d3NfdG8YDyABKAFIBogBAUINCgtfbWFya19sYWJlbEIHCgVfcmFua0IQCg5fcGxhY2VzX2dhaW5lZEILCglfdHdkX2Zyb21CCQoHX3R3ZF90b0ILCglfdHdzX2Zyb21CCQoHX3R3c190byq2AQoLSW5zaWdodEtpbmQSHAoYSU5TSUdIVF9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYSU5TSUdIVF9LSU5EX0xFQURfQ0hBTkdFEAESHgoaSU5TSUdIVF9LSU5EX01BUktfUk9VTkRJTkcQAhIVChFJTlNJR0hUX0tJTkRfR0FJThADEhcKE0lOU0lHSFRfS0lORF9GSU5JU0gQBBIbChdJTlNJR0hUX0tJTkRfV0lORF9TSElGVBAFKmYKDUluc2lnaHRTb3VyY2USHgoaSU5TSUdIVF9TT1VSQ0VfVU5TUEVDSUZJRUQQABIYChRJTlNJR0hUX1NPVVJDRV9NT0RFTBABEhsKF0lOU0lHSFRfU09VUkNFX1RFTVBMQVRFEAIybwoTTGl2ZUluc2lnaHRzU2VydmljZRJYCg9HZXRMaXZlSW5zaWdodHMSIS5yYWNpbmcudjEuR2V0TGl2ZUluc2lnaHRzUmVxdWVzdBoiLnJhY2luZy52MS5HZXRMaXZlSW5zaWdodHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_racing_v1_common]);
+  fileDesc("Ch1yYWNpbmcvdjEvbGl2ZV9pbnNpZ2h0cy5wcm90bxIJcmFjaW5nLnYxIk8KGFdhdGNoTGl2ZUluc2lnaHRzUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEgwKBGxhbmcYAiABKAkSFAoMcmVzdW1lX2FmdGVyGAMgASgJIocBChlXYXRjaExpdmVJbnNpZ2h0c1Jlc3BvbnNlEjAKCGluc2lnaHRzGAEgASgLMhwucmFjaW5nLnYxLkxpdmVJbnNpZ2h0c0V2ZW50SAASLwoJaGVhcnRiZWF0GAIgASgLMhoucmFjaW5nLnYxLlN0cmVhbUhlYXJ0YmVhdEgAQgcKBWV2ZW50IlkKEUxpdmVJbnNpZ2h0c0V2ZW50EhAKCGV2ZW50X2lkGAEgASgJEjIKBmFuc3dlchgCIAEoCzIiLnJhY2luZy52MS5HZXRMaXZlSW5zaWdodHNSZXNwb25zZSI3ChZHZXRMaXZlSW5zaWdodHNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSDAoEbGFuZxgCIAEoCSL+AQoXR2V0TGl2ZUluc2lnaHRzUmVzcG9uc2USDwoHcmFjZV9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIPCgdpc19saXZlGAMgASgIEgwKBGxhbmcYBCABKAkSFQoNZGVsYXlfc2Vjb25kcxgFIAEoBRIuCgpkYXRhX2FzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0ChBnZW5lcmF0ZWRfYXRfdXRjGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIkCghpbnNpZ2h0cxgIIAMoCzISLnJhY2luZy52MS5JbnNpZ2h0Iu4DCgdJbnNpZ2h0EgoKAmlkGAEgASgJEiQKBGtpbmQYAiABKA4yFi5yYWNpbmcudjEuSW5zaWdodEtpbmQSFgoOc3RhcnRfZ3JvdXBfaWQYAyABKAkSGAoQc3RhcnRfZ3JvdXBfbmFtZRgEIAEoCRIqCgZhdF91dGMYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBHRleHQYBiABKAkSKAoGc291cmNlGAcgASgOMhgucmFjaW5nLnYxLkluc2lnaHRTb3VyY2USIQoFYm9hdHMYCCADKAsyEi5yYWNpbmcudjEuQm9hdFJlZhIXCgptYXJrX2xhYmVsGAkgASgJSACIAQESEQoEcmFuaxgKIAEoBUgBiAEBEhoKDXBsYWNlc19nYWluZWQYCyABKAVIAogBARIVCgh0d2RfZnJvbRgMIAEoBUgDiAEBEhMKBnR3ZF90bxgNIAEoBUgEiAEBEhUKCHR3c19mcm9tGA4gASgBSAWIAQESEwoGdHdzX3RvGA8gASgBSAaIAQFCDQoLX21hcmtfbGFiZWxCBwoFX3JhbmtCEAoOX3BsYWNlc19nYWluZWRCCwoJX3R3ZF9mcm9tQgkKB190d2RfdG9CCwoJX3R3c19mcm9tQgkKB190d3NfdG8qtgEKC0luc2lnaHRLaW5kEhwKGElOU0lHSFRfS0lORF9VTlNQRUNJRklFRBAAEhwKGElOU0lHSFRfS0lORF9MRUFEX0NIQU5HRRABEh4KGklOU0lHSFRfS0lORF9NQVJLX1JPVU5ESU5HEAISFQoRSU5TSUdIVF9LSU5EX0dBSU4QAxIXChNJTlNJR0hUX0tJTkRfRklOSVNIEAQSGwoXSU5TSUdIVF9LSU5EX1dJTkRfU0hJRlQQBSpmCg1JbnNpZ2h0U291cmNlEh4KGklOU0lHSFRfU09VUkNFX1VOU1BFQ0lGSUVEEAASGAoUSU5TSUdIVF9TT1VSQ0VfTU9ERUwQARIbChdJTlNJR0hUX1NPVVJDRV9URU1QTEFURRACMtEBChNMaXZlSW5zaWdodHNTZXJ2aWNlElgKD0dldExpdmVJbnNpZ2h0cxIhLnJhY2luZy52MS5HZXRMaXZlSW5zaWdodHNSZXF1ZXN0GiIucmFjaW5nLnYxLkdldExpdmVJbnNpZ2h0c1Jlc3BvbnNlEmAKEVdhdGNoTGl2ZUluc2lnaHRzEiMucmFjaW5nLnYxLldhdGNoTGl2ZUluc2lnaHRzUmVxdWVzdBokLnJhY2luZy52MS5XYXRjaExpdmVJbnNpZ2h0c1Jlc3BvbnNlMAFiBnByb3RvMw", [file_google_protobuf_timestamp, file_racing_v1_common]);
+
+/**
+ * Request of LiveInsightsService.WatchLiveInsights.
+ *
+ * @generated from message racing.v1.WatchLiveInsightsRequest
+ */
+export type WatchLiveInsightsRequest = Message<"racing.v1.WatchLiveInsightsRequest"> & {
+  /**
+   * UUID of the race, as in GetLiveInsightsRequest.
+   *
+   * @generated from field: string race_id = 1;
+   */
+  raceId: string;
+
+  /**
+   * Wanted language, as in GetLiveInsightsRequest.
+   *
+   * @generated from field: string lang = 2;
+   */
+  lang: string;
+
+  /**
+   * The event_id of the last answer the client received, when it
+   * reconnects: that answer is not sent again; a newer one (with every line
+   * of the last 15 minutes, so nothing missed is lost) is sent at once.
+   *
+   * @generated from field: string resume_after = 3;
+   */
+  resumeAfter: string;
+};
+
+/**
+ * Describes the message racing.v1.WatchLiveInsightsRequest.
+ * Use `create(WatchLiveInsightsRequestSchema)` to create a new message.
+ */
+export const WatchLiveInsightsRequestSchema: GenMessage<WatchLiveInsightsRequest> = /*@__PURE__*/
+  messageDesc(file_racing_v1_live_insights, 0);
+
+/**
+ * One message of LiveInsightsService.WatchLiveInsights.
+ *
+ * @generated from message racing.v1.WatchLiveInsightsResponse
+ */
+export type WatchLiveInsightsResponse = Message<"racing.v1.WatchLiveInsightsResponse"> & {
+  /**
+   * A new answer or a heartbeat.
+   *
+   * @generated from oneof racing.v1.WatchLiveInsightsResponse.event
+   */
+  event: {
+    /**
+     * The answer GetLiveInsights would give at this moment.
+     *
+     * @generated from field: racing.v1.LiveInsightsEvent insights = 1;
+     */
+    value: LiveInsightsEvent;
+    case: "insights";
+  } | {
+    /**
+     * Nothing new; keeps idle proxies from closing the stream.
+     *
+     * @generated from field: racing.v1.StreamHeartbeat heartbeat = 2;
+     */
+    value: StreamHeartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message racing.v1.WatchLiveInsightsResponse.
+ * Use `create(WatchLiveInsightsResponseSchema)` to create a new message.
+ */
+export const WatchLiveInsightsResponseSchema: GenMessage<WatchLiveInsightsResponse> = /*@__PURE__*/
+  messageDesc(file_racing_v1_live_insights, 1);
+
+/**
+ * An answer of WatchLiveInsights with its id.
+ *
+ * @generated from message racing.v1.LiveInsightsEvent
+ */
+export type LiveInsightsEvent = Message<"racing.v1.LiveInsightsEvent"> & {
+  /**
+   * Identifies this answer for resume_after (the SSE event id). Never empty.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * The insights answer. Always set.
+   *
+   * @generated from field: racing.v1.GetLiveInsightsResponse answer = 2;
+   */
+  answer?: GetLiveInsightsResponse | undefined;
+};
+
+/**
+ * Describes the message racing.v1.LiveInsightsEvent.
+ * Use `create(LiveInsightsEventSchema)` to create a new message.
+ */
+export const LiveInsightsEventSchema: GenMessage<LiveInsightsEvent> = /*@__PURE__*/
+  messageDesc(file_racing_v1_live_insights, 2);
 
 /**
  * Request of LiveInsightsService.GetLiveInsights.
@@ -51,7 +153,7 @@ export type GetLiveInsightsRequest = Message<"racing.v1.GetLiveInsightsRequest">
  * Use `create(GetLiveInsightsRequestSchema)` to create a new message.
  */
 export const GetLiveInsightsRequestSchema: GenMessage<GetLiveInsightsRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_live_insights, 0);
+  messageDesc(file_racing_v1_live_insights, 3);
 
 /**
  * Response of LiveInsightsService.GetLiveInsights; REST writes it as the
@@ -126,7 +228,7 @@ export type GetLiveInsightsResponse = Message<"racing.v1.GetLiveInsightsResponse
  * Use `create(GetLiveInsightsResponseSchema)` to create a new message.
  */
 export const GetLiveInsightsResponseSchema: GenMessage<GetLiveInsightsResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_live_insights, 1);
+  messageDesc(file_racing_v1_live_insights, 4);
 
 /**
  * One commentary line: a pre-rendered sentence plus the machine-readable
@@ -261,7 +363,7 @@ export type Insight = Message<"racing.v1.Insight"> & {
  * Use `create(InsightSchema)` to create a new message.
  */
 export const InsightSchema: GenMessage<Insight> = /*@__PURE__*/
-  messageDesc(file_racing_v1_live_insights, 2);
+  messageDesc(file_racing_v1_live_insights, 5);
 
 /**
  * Kind of an insight line. REST writes it in camelCase without the prefix:
@@ -380,6 +482,23 @@ export const LiveInsightsService: GenService<{
     methodKind: "unary";
     input: typeof GetLiveInsightsRequestSchema;
     output: typeof GetLiveInsightsResponseSchema;
+  },
+  /**
+   * Streams the insight lines of a race in one language: what GetLiveInsights
+   * answers now, then the answer of each new generation (at most one a
+   * minute), and a heartbeat every 15 seconds. One producer per race and
+   * language per instance feeds every watcher.
+   *
+   * REST: GET /api/v1/races/{raceId}/live/insights/stream?lang=...
+   * (Server-Sent Events). Opening, limits, revocation, shutdown and slow
+   * clients: as RaceLiveService.WatchRaceLive.
+   *
+   * @generated from rpc racing.v1.LiveInsightsService.WatchLiveInsights
+   */
+  watchLiveInsights: {
+    methodKind: "server_streaming";
+    input: typeof WatchLiveInsightsRequestSchema;
+    output: typeof WatchLiveInsightsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_racing_v1_live_insights, 0);

@@ -13,7 +13,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { StartGroupState } from "./common_pb.js";
+import type { StartGroupState, StreamHeartbeat } from "./common_pb.js";
 import { file_racing_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -21,7 +21,102 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/race_live.proto.
  */
 export const file_racing_v1_race_live: GenFile = /*@__PURE__*/
-  fileDesc("ChlyYWNpbmcvdjEvcmFjZV9saXZlLnByb3RvEglyYWNpbmcudjEiJQoSR2V0UmFjZUxpdmVSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkiPQoTR2V0UmFjZUxpdmVSZXNwb25zZRImCglyYWNlX2xpdmUYASABKAsyEy5yYWNpbmcudjEuUmFjZUxpdmUi1QEKCFJhY2VMaXZlEg8KB3JhY2VfaWQYASABKAkSEAoIZXZlbnRfaWQYAiABKAkSDwoHcmFjZV9ubxgDIAEoBRIMCgRuYW1lGAQgASgJEg8KB2lzX2xpdmUYBSABKAgSFQoNZGVsYXlfc2Vjb25kcxgGIAEoBRIuCgpkYXRhX2FzX29mGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgxzdGFydF9ncm91cHMYCCADKAsyGS5yYWNpbmcudjEuU3RhcnRHcm91cExpdmUihQMKDlN0YXJ0R3JvdXBMaXZlEhYKDnN0YXJ0X2dyb3VwX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSKQoFc3RhdGUYAyABKA4yGi5yYWNpbmcudjEuU3RhcnRHcm91cFN0YXRlEjIKDnN0YXJ0X3RpbWVfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maW5pc2hfdGltZV91dGMYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmNvdXJzZV92ZXJzaW9uGAYgASgFEh0KBHdpbmQYByABKAsyDy5yYWNpbmcudjEuV2luZBIiCgVib2F0cxgIIAMoCzITLnJhY2luZy52MS5MaXZlQm9hdBIoCgpsaXZlX29yZGVyGAkgASgLMhQucmFjaW5nLnYxLkxpdmVPcmRlchI0ChBsaXZlX29yZGVyX2FzX29mGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJiCgRXaW5kEgsKA3R3ZBgBIAEoBRIQCgN0d3MYAiABKAFIAIgBARIzCg9tZWFzdXJlZF9hdF91dGMYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgYKBF90d3Mi0gEKCExpdmVCb2F0EhAKCGVudHJ5X2lkGAEgASgJEhMKC3NhaWxfbnVtYmVyGAIgASgJEhEKCWJvYXRfbmFtZRgDIAEoCRILCgNsYXQYBCABKAESCwoDbG9uGAUgASgBEhMKBnNvZ19rbhgGIAEoAUgAiAEBEhQKB2NvZ19kZWcYByABKAFIAYgBARIwCgxmaXhfdGltZV91dGMYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgkKB19zb2dfa25CCgoIX2NvZ19kZWciMgoJTGl2ZU9yZGVyEiUKBHJvd3MYASADKAsyFy5yYWNpbmcudjEuTGl2ZU9yZGVyUm93IocCCgxMaXZlT3JkZXJSb3cSEAoIZW50cnlfaWQYASABKAkSEQoEcmFuaxgCIAEoBUgAiAEBEhwKD2VsYXBzZWRfc2Vjb25kcxgDIAEoAUgBiAEBEh4KEWNvcnJlY3RlZF9zZWNvbmRzGAQgASgBSAKIAQESGgoNZGVsdGFfc2Vjb25kcxgFIAEoAUgDiAEBEjMKD2ZpbmlzaF90aW1lX3V0YxgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX3JhbmtCEgoQX2VsYXBzZWRfc2Vjb25kc0IUChJfY29ycmVjdGVkX3NlY29uZHNCEAoOX2RlbHRhX3NlY29uZHMyXwoPUmFjZUxpdmVTZXJ2aWNlEkwKC0dldFJhY2VMaXZlEh0ucmFjaW5nLnYxLkdldFJhY2VMaXZlUmVxdWVzdBoeLnJhY2luZy52MS5HZXRSYWNlTGl2ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_racing_v1_common]);
+  fileDesc("ChlyYWNpbmcvdjEvcmFjZV9saXZlLnByb3RvEglyYWNpbmcudjEiPQoUV2F0Y2hSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIUCgxyZXN1bWVfYWZ0ZXIYAiABKAkiewoVV2F0Y2hSYWNlTGl2ZVJlc3BvbnNlEigKBGxpdmUYASABKAsyGC5yYWNpbmcudjEuUmFjZUxpdmVFdmVudEgAEi8KCWhlYXJ0YmVhdBgCIAEoCzIaLnJhY2luZy52MS5TdHJlYW1IZWFydGJlYXRIAEIHCgVldmVudCJJCg1SYWNlTGl2ZUV2ZW50EhAKCGV2ZW50X2lkGAEgASgJEiYKCXJhY2VfbGl2ZRgCIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSIlChJHZXRSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCSI9ChNHZXRSYWNlTGl2ZVJlc3BvbnNlEiYKCXJhY2VfbGl2ZRgBIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSLVAQoIUmFjZUxpdmUSDwoHcmFjZV9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIPCgdyYWNlX25vGAMgASgFEgwKBG5hbWUYBCABKAkSDwoHaXNfbGl2ZRgFIAEoCBIVCg1kZWxheV9zZWNvbmRzGAYgASgFEi4KCmRhdGFfYXNfb2YYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KDHN0YXJ0X2dyb3VwcxgIIAMoCzIZLnJhY2luZy52MS5TdGFydEdyb3VwTGl2ZSKFAwoOU3RhcnRHcm91cExpdmUSFgoOc3RhcnRfZ3JvdXBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIpCgVzdGF0ZRgDIAEoDjIaLnJhY2luZy52MS5TdGFydEdyb3VwU3RhdGUSMgoOc3RhcnRfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2ZpbmlzaF90aW1lX3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY291cnNlX3ZlcnNpb24YBiABKAUSHQoEd2luZBgHIAEoCzIPLnJhY2luZy52MS5XaW5kEiIKBWJvYXRzGAggAygLMhMucmFjaW5nLnYxLkxpdmVCb2F0EigKCmxpdmVfb3JkZXIYCSABKAsyFC5yYWNpbmcudjEuTGl2ZU9yZGVyEjQKEGxpdmVfb3JkZXJfYXNfb2YYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImIKBFdpbmQSCwoDdHdkGAEgASgFEhAKA3R3cxgCIAEoAUgAiAEBEjMKD21lYXN1cmVkX2F0X3V0YxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBgoEX3R3cyLSAQoITGl2ZUJvYXQSEAoIZW50cnlfaWQYASABKAkSEwoLc2FpbF9udW1iZXIYAiABKAkSEQoJYm9hdF9uYW1lGAMgASgJEgsKA2xhdBgEIAEoARILCgNsb24YBSABKAESEwoGc29nX2tuGAYgASgBSACIAQESFAoHY29nX2RlZxgHIAEoAUgBiAEBEjAKDGZpeF90aW1lX3V0YxgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCQoHX3NvZ19rbkIKCghfY29nX2RlZyIyCglMaXZlT3JkZXISJQoEcm93cxgBIAMoCzIXLnJhY2luZy52MS5MaXZlT3JkZXJSb3cihwIKDExpdmVPcmRlclJvdxIQCghlbnRyeV9pZBgBIAEoCRIRCgRyYW5rGAIgASgFSACIAQESHAoPZWxhcHNlZF9zZWNvbmRzGAMgASgBSAGIAQESHgoRY29ycmVjdGVkX3NlY29uZHMYBCABKAFIAogBARIaCg1kZWx0YV9zZWNvbmRzGAUgASgBSAOIAQESMwoPZmluaXNoX3RpbWVfdXRjGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfcmFua0ISChBfZWxhcHNlZF9zZWNvbmRzQhQKEl9jb3JyZWN0ZWRfc2Vjb25kc0IQCg5fZGVsdGFfc2Vjb25kczK1AQoPUmFjZUxpdmVTZXJ2aWNlEkwKC0dldFJhY2VMaXZlEh0ucmFjaW5nLnYxLkdldFJhY2VMaXZlUmVxdWVzdBoeLnJhY2luZy52MS5HZXRSYWNlTGl2ZVJlc3BvbnNlElQKDVdhdGNoUmFjZUxpdmUSHy5yYWNpbmcudjEuV2F0Y2hSYWNlTGl2ZVJlcXVlc3QaIC5yYWNpbmcudjEuV2F0Y2hSYWNlTGl2ZVJlc3BvbnNlMAFiBnByb3RvMw", [file_google_protobuf_timestamp, file_racing_v1_common]);
+
+/**
+ * Request of RaceLiveService.WatchRaceLive.
+ *
+ * @generated from message racing.v1.WatchRaceLiveRequest
+ */
+export type WatchRaceLiveRequest = Message<"racing.v1.WatchRaceLiveRequest"> & {
+  /**
+   * UUID of the race, as in GetRaceLiveRequest.
+   *
+   * @generated from field: string race_id = 1;
+   */
+  raceId: string;
+
+  /**
+   * The event_id of the last state the client received, when it reconnects:
+   * that state is not sent again; a newer one is sent at once. Empty: start
+   * with the current state.
+   *
+   * @generated from field: string resume_after = 2;
+   */
+  resumeAfter: string;
+};
+
+/**
+ * Describes the message racing.v1.WatchRaceLiveRequest.
+ * Use `create(WatchRaceLiveRequestSchema)` to create a new message.
+ */
+export const WatchRaceLiveRequestSchema: GenMessage<WatchRaceLiveRequest> = /*@__PURE__*/
+  messageDesc(file_racing_v1_race_live, 0);
+
+/**
+ * One message of RaceLiveService.WatchRaceLive.
+ *
+ * @generated from message racing.v1.WatchRaceLiveResponse
+ */
+export type WatchRaceLiveResponse = Message<"racing.v1.WatchRaceLiveResponse"> & {
+  /**
+   * A new state or a heartbeat.
+   *
+   * @generated from oneof racing.v1.WatchRaceLiveResponse.event
+   */
+  event: {
+    /**
+     * The race live object GetRaceLive would answer at this moment.
+     *
+     * @generated from field: racing.v1.RaceLiveEvent live = 1;
+     */
+    value: RaceLiveEvent;
+    case: "live";
+  } | {
+    /**
+     * Nothing new; keeps idle proxies from closing the stream.
+     *
+     * @generated from field: racing.v1.StreamHeartbeat heartbeat = 2;
+     */
+    value: StreamHeartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message racing.v1.WatchRaceLiveResponse.
+ * Use `create(WatchRaceLiveResponseSchema)` to create a new message.
+ */
+export const WatchRaceLiveResponseSchema: GenMessage<WatchRaceLiveResponse> = /*@__PURE__*/
+  messageDesc(file_racing_v1_race_live, 1);
+
+/**
+ * A state of WatchRaceLive with its id.
+ *
+ * @generated from message racing.v1.RaceLiveEvent
+ */
+export type RaceLiveEvent = Message<"racing.v1.RaceLiveEvent"> & {
+  /**
+   * Identifies this state for resume_after (the SSE event id). Never empty.
+   *
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * The race live object. Always set.
+   *
+   * @generated from field: racing.v1.RaceLive race_live = 2;
+   */
+  raceLive?: RaceLive | undefined;
+};
+
+/**
+ * Describes the message racing.v1.RaceLiveEvent.
+ * Use `create(RaceLiveEventSchema)` to create a new message.
+ */
+export const RaceLiveEventSchema: GenMessage<RaceLiveEvent> = /*@__PURE__*/
+  messageDesc(file_racing_v1_race_live, 2);
 
 /**
  * Request of RaceLiveService.GetRaceLive.
@@ -43,7 +138,7 @@ export type GetRaceLiveRequest = Message<"racing.v1.GetRaceLiveRequest"> & {
  * Use `create(GetRaceLiveRequestSchema)` to create a new message.
  */
 export const GetRaceLiveRequestSchema: GenMessage<GetRaceLiveRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 0);
+  messageDesc(file_racing_v1_race_live, 3);
 
 /**
  * Response of RaceLiveService.GetRaceLive.
@@ -64,7 +159,7 @@ export type GetRaceLiveResponse = Message<"racing.v1.GetRaceLiveResponse"> & {
  * Use `create(GetRaceLiveResponseSchema)` to create a new message.
  */
 export const GetRaceLiveResponseSchema: GenMessage<GetRaceLiveResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 1);
+  messageDesc(file_racing_v1_race_live, 4);
 
 /**
  * Live state of one race. No field holds anything newer than data_as_of.
@@ -136,7 +231,7 @@ export type RaceLive = Message<"racing.v1.RaceLive"> & {
  * Use `create(RaceLiveSchema)` to create a new message.
  */
 export const RaceLiveSchema: GenMessage<RaceLive> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 2);
+  messageDesc(file_racing_v1_race_live, 5);
 
 /**
  * Live state of one start group.
@@ -237,7 +332,7 @@ export type StartGroupLive = Message<"racing.v1.StartGroupLive"> & {
  * Use `create(StartGroupLiveSchema)` to create a new message.
  */
 export const StartGroupLiveSchema: GenMessage<StartGroupLive> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 3);
+  messageDesc(file_racing_v1_race_live, 6);
 
 /**
  * A committee wind reading.
@@ -272,7 +367,7 @@ export type Wind = Message<"racing.v1.Wind"> & {
  * Use `create(WindSchema)` to create a new message.
  */
 export const WindSchema: GenMessage<Wind> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 4);
+  messageDesc(file_racing_v1_race_live, 7);
 
 /**
  * Newest reported position of one boat.
@@ -345,7 +440,7 @@ export type LiveBoat = Message<"racing.v1.LiveBoat"> & {
  * Use `create(LiveBoatSchema)` to create a new message.
  */
 export const LiveBoatSchema: GenMessage<LiveBoat> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 5);
+  messageDesc(file_racing_v1_race_live, 8);
 
 /**
  * The unofficial live order of a start group. Wrapped in a message so that
@@ -368,7 +463,7 @@ export type LiveOrder = Message<"racing.v1.LiveOrder"> & {
  * Use `create(LiveOrderSchema)` to create a new message.
  */
 export const LiveOrderSchema: GenMessage<LiveOrder> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 6);
+  messageDesc(file_racing_v1_race_live, 9);
 
 /**
  * One boat in the unofficial live order, as computed by the live leaderboard
@@ -428,7 +523,7 @@ export type LiveOrderRow = Message<"racing.v1.LiveOrderRow"> & {
  * Use `create(LiveOrderRowSchema)` to create a new message.
  */
 export const LiveOrderRowSchema: GenMessage<LiveOrderRow> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 7);
+  messageDesc(file_racing_v1_race_live, 10);
 
 /**
  * Live state of one race.
@@ -453,6 +548,29 @@ export const RaceLiveService: GenService<{
     methodKind: "unary";
     input: typeof GetRaceLiveRequestSchema;
     output: typeof GetRaceLiveResponseSchema;
+  },
+  /**
+   * Streams the live state of a race: the state GetRaceLive answers now, then
+   * each new one, at most every 2 seconds, from the same shared read (one per
+   * race per instance however many watch), and a heartbeat every 15 seconds.
+   *
+   * REST: GET /api/v1/races/{raceId}/live/stream (Server-Sent Events).
+   * Scope: tracking:read. Opening counts as one call against the tracking
+   * bucket; a client may hold a bounded number of open streams (default 10,
+   * over it RATE_LIMIT_EXCEEDED). The guard is run again while the stream is
+   * open: a disabled, expired or rotated client, or an expired token, ends it
+   * within 5 seconds with the guard's code. The stream ends cleanly when the
+   * server shuts down; reconnect with resume_after. A client that does not
+   * read for 30 seconds is dropped (RESOURCE_EXHAUSTED).
+   * Errors (ErrorInfo.reason): as GetRaceLive, plus RATE_LIMIT_EXCEEDED for
+   * too many open streams.
+   *
+   * @generated from rpc racing.v1.RaceLiveService.WatchRaceLive
+   */
+  watchRaceLive: {
+    methodKind: "server_streaming";
+    input: typeof WatchRaceLiveRequestSchema;
+    output: typeof WatchRaceLiveResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_racing_v1_race_live, 0);

@@ -1,0 +1,121 @@
+// The rules of every Watch stream, in one place: the same guard as a unary call, one
+// call against the client's bucket for opening, a bounded number of open streams per
+// client, the guard run again every second while open (a revoked credential ends the
+// stream with the guard's code within the 5 s the client state may be stale), and a
+// clean end for everyone when the server shuts down.
+
+import type { DescMethod } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { Caller } from "../auth/guard.js";
+import { ApiError, TRACE_ID_HEADER } from "../errors/api-error.js";
+import { rateLimitHeaders } from "../limits/rate-limits.js";
+import { callPolicy } from "./call-policies.js";
+import { callerAddress, traceId } from "./context.js";
+import { SubscriptionStalled, type FeedEvent, type Subscription } from "./feeds.js";
+import { rpcError, type GuardedDeps } from "./guarded.js";
+
+/** How often an open stream runs the guard again. */
+const RECHECK_MS = 1000;
+
+/** Open streams per client on this instance, and every open subscription, for shutdown. */
+export class OpenStreams {
+  private readonly perClient = new Map<string, number>();
+  private readonly open = new Set<Subscription<unknown>>();
+
+  constructor(readonly maxPerClient: number) {}
+
+  /** Takes one of the client's stream slots; RATE_LIMIT_EXCEEDED when all are in use. */
+  take(clientId: string): () => void {
+    const count = this.perClient.get(clientId) ?? 0;
+    if (count >= this.maxPerClient) throw new ApiError("RATE_LIMIT_EXCEEDED");
+    this.perClient.set(clientId, count + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.perClient.get(clientId) ?? 1) - 1;
+      if (left === 0) this.perClient.delete(clientId);
+      else this.perClient.set(clientId, left);
+    };
+  }
+
+  track(subscription: Subscription<unknown>): () => void {
+    this.open.add(subscription);
+    return () => this.open.delete(subscription);
+  }
+
+  /** Ends every open stream cleanly: clients reconnect, to another instance if this one is going. */
+  endAll(): void {
+    for (const subscription of this.open) subscription.end();
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+}
+
+export type StreamDeps = GuardedDeps & { streams: OpenStreams };
+
+/** Opens the stream for an authorised caller: checks what the call itself needs (the race) and subscribes. */
+export type StreamOpener<I, T> = (request: I, caller: Caller, context: HandlerContext) => Promise<Subscription<T>>;
+
+/**
+ * A server-streaming handler for `method` under its call policy: `open` runs after the
+ * guard, `recheck` (the call's own visibility rule) runs with the guard every second,
+ * and each feed event becomes a message through `message`.
+ */
+export function guardedStream<I, T, O>(
+  deps: StreamDeps,
+  method: DescMethod,
+  open: StreamOpener<I, T>,
+  recheck: (request: I, caller: Caller) => Promise<unknown>,
+  message: (event: FeedEvent<T>) => O,
+): (request: I, context: HandlerContext) => AsyncGenerator<O> {
+  const policy = callPolicy(method);
+  return async function* (request, context) {
+    const trace = context.values.get(traceId);
+    context.responseHeader.set(TRACE_ID_HEADER, trace);
+    const authorize = () => deps.guard.authorize(context.requestHeader.get("authorization"), context.values.get(callerAddress), policy.scope);
+    let subscription: Subscription<T>;
+    let release: () => void;
+    try {
+      const caller = await authorize();
+      const limit = await deps.limits.consume(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
+      const headers = rateLimitHeaders(limit);
+      if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
+      for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
+      release = deps.streams.take(caller.clientId);
+      try {
+        subscription = await open(request, caller, context);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    } catch (error) {
+      throw rpcError(error, trace, deps.logger, context);
+    }
+
+    const untrack = deps.streams.track(subscription as Subscription<unknown>);
+    const recheckTimer = setInterval(() => {
+      authorize()
+        .then((caller) => recheck(request, caller))
+        .catch((error: unknown) => {
+          // Only the caller's own refusals end the stream; a database hiccup does not.
+          if (error instanceof ApiError) subscription.fail(error);
+        });
+    }, RECHECK_MS);
+    const onAbort = () => subscription.end();
+    context.signal.addEventListener("abort", onAbort);
+    try {
+      for await (const event of subscription) yield message(event);
+    } catch (error) {
+      if (error instanceof SubscriptionStalled) throw new ConnectError(error.message, Code.ResourceExhausted);
+      throw rpcError(error, trace, deps.logger, context);
+    } finally {
+      clearInterval(recheckTimer);
+      context.signal.removeEventListener("abort", onAbort);
+      untrack();
+      release();
+    }
+  };
+}
