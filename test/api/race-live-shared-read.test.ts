@@ -12,7 +12,8 @@ import { callContext } from "../../src/services/context.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";
 import { bearer, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
-import { grpcClient } from "../support/grpc.js";
+import { grpcClient, watchLive } from "../support/grpc.js";
+import { openSse } from "../support/sse.js";
 import { startMariaDbInstance, type MariaDbInstance } from "../support/mariadb-instance.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { simulateScenario, sliceScenario } from "../../src/sim/index.js";
@@ -41,7 +42,8 @@ beforeAll(async () => {
   // Hundreds of polls in a minute: this file measures reads, not the rate limit.
   for (const club of scenario.clubs) club.trackingRateLimitPerMinute = 100_000;
   await seedIdentities({ url: instance.url, pool }, scenario);
-  api = await startApi({ url: instance.url, pool });
+  // Watch streams too: many per client here.
+  api = await startApi({ url: instance.url, pool }, { streamsPerClient: 1000 });
   // Two clients of two clubs that may both see the race.
   tokens.push(await tokenFor(api.url, "overlay"), await tokenFor(api.url, "coHost"));
   stats = await mysql.createConnection({ uri: instance.url });
@@ -166,5 +168,30 @@ describe("the reads of a shared read", () => {
     expect(boats.length).toBeGreaterThanOrEqual(14);
     // About 130 here: seeks per boat and reading, the groups' entries, the race's record.
     expect(touched).toBeLessThan(500);
+  });
+});
+
+describe("watch streams", () => {
+  it("cost the database what one poller costs: 100 SSE subscribers and 10 gRPC watchers against one client polling twice a second", async () => {
+    const window = 6000;
+    const poller = () => selectsDuring(async () => {
+      for (const until = Date.now() + window; Date.now() < until; await sleep(500)) await restLive(api.url, tokens[0]!, RACE);
+    });
+    const watchers = () => selectsDuring(async () => {
+      const streams = await Promise.all(Array.from({ length: 100 }, (_, i) => openSse(`${api.url}/api/v1/races/${RACE}/live/stream`, bearer(tokens[i % 2]!))));
+      const calls = Array.from({ length: 10 }, (_, i) => watchLive(client, tokens[i % 2]!, RACE));
+      expect(streams.every((stream) => stream.response.status === 200)).toBe(true);
+      await sleep(window);
+      const received = await Promise.all(streams.map((stream) => stream.nextEvent(100)));
+      expect(received.every((event) => event.event === "live")).toBe(true);
+      for (const stream of streams) stream.close();
+      for (const call of calls) call.cancel();
+    });
+    // Each window holds two to four shared reads whoever asks; a guard re-read may land in either.
+    const polled = await poller();
+    const watched = await watchers();
+    expect(polled).toBeGreaterThanOrEqual(2 * SELECTS_PER_POLL_ROUND);
+    expect(watched).toBeGreaterThanOrEqual(2 * SELECTS_PER_POLL_ROUND);
+    expect(watched).toBeLessThanOrEqual(polled + SELECTS_PER_POLL_ROUND);
   });
 });

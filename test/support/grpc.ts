@@ -3,6 +3,12 @@
 
 import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import {
+  WatchRaceLiveRequestSchema,
+  WatchRaceLiveResponseSchema,
+  type WatchRaceLiveRequest,
+  type WatchRaceLiveResponse,
+} from "../../gen/racing/v1/race_live_pb.js";
 
 export function grpcClient(url: string): grpc.Client {
   return new grpc.Client(url.replace(/^http:\/\//, ""), grpc.credentials.createInsecure());
@@ -50,4 +56,21 @@ export function unary<I extends DescMessage, O extends DescMessage>(
       (error, response) => (error ? reject(error) : resolve(response!)),
     );
   });
+}
+
+/** A WatchRaceLive call whose messages nobody reads: for counting what watchers cost. */
+export function watchLive(client: grpc.Client, token: string, raceId: string): grpc.ClientReadableStream<WatchRaceLiveResponse> {
+  const metadata = new grpc.Metadata();
+  metadata.set("authorization", `Bearer ${token}`);
+  const call = client.makeServerStreamRequest(
+    "/racing.v1.RaceLiveService/WatchRaceLive",
+    (message: WatchRaceLiveRequest) => Buffer.from(toBinary(WatchRaceLiveRequestSchema, message)),
+    (bytes: Buffer) => fromBinary(WatchRaceLiveResponseSchema, bytes),
+    create(WatchRaceLiveRequestSchema, { raceId }),
+    metadata,
+  );
+  // A cancelled call reports CANCELLED: expected, not a failure.
+  call.on("error", () => {});
+  call.on("data", () => {});
+  return call;
 }
