@@ -233,6 +233,37 @@ describe("RaceLiveService.WatchRaceLive over gRPC", () => {
   });
 });
 
+describe("WatchRaceLive over the Connect protocol (HTTP/1.1, JSON)", () => {
+  it("streams enveloped race live messages", async () => {
+    const json = Buffer.from(JSON.stringify({ raceId }));
+    const envelope = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), json]);
+    envelope.writeUInt32BE(json.length, 1);
+    const controller = new AbortController();
+    const response = await fetch(`${api.url}/racing.v1.RaceLiveService/WatchRaceLive`, {
+      method: "POST",
+      headers: { "content-type": "application/connect+json", ...bearer(token) },
+      body: envelope,
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    let received = Buffer.alloc(0);
+    const messages: Array<{ live?: { eventId: string; raceLive: { raceId: string } }; heartbeat?: object }> = [];
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      received = Buffer.concat([received, chunk]);
+      while (received.length >= 5 && received.length >= 5 + received.readUInt32BE(1)) {
+        const length = received.readUInt32BE(1);
+        messages.push(JSON.parse(received.subarray(5, 5 + length).toString()) as (typeof messages)[number]);
+        received = received.subarray(5 + length);
+      }
+      if (messages.some((message) => message.live)) break;
+    }
+    controller.abort();
+    const live = messages.find((message) => message.live)!.live!;
+    expect(live.raceLive.raceId).toBe(raceId);
+    expect(live.eventId).toMatch(/^\d+$/);
+  });
+});
+
 describe("shutdown", () => {
   it("ends open streams cleanly, so the server closes promptly and clients reconnect elsewhere", async () => {
     const second = await startApi(db);
