@@ -19,7 +19,9 @@ const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema
 export const UUID: JsonSchema = { type: "string", format: "uuid", minLength: 36, maxLength: 36 };
 /** Every date-time we write: ISO 8601 UTC with milliseconds, as Date.toISOString() does. */
 const DATE_TIME: JsonSchema = { type: "string", format: "date-time", maxLength: 24, example: "2026-07-04T13:05:00.000Z" };
-const INT32: JsonSchema = { type: "integer", format: "int32", minimum: 0, maximum: 2_147_483_647 };
+const INT32: JsonSchema = { type: "integer", format: "int32", minimum: 0, maximum: 2 ** 31 - 1 };
+/** A place, 1 = first, or null. */
+const RANK = (description: string): JsonSchema => ({ ...INT32, type: ["integer", "null"], minimum: 1, description });
 const DELAY_SECONDS: JsonSchema = { type: "integer", format: "int32", minimum: 0, maximum: 600, description: "The event's delay: every race answer is cut at now minus this." };
 const NAME = (maxLength: number): JsonSchema => ({ type: "string", minLength: 1, maxLength });
 const SAIL_NUMBER: JsonSchema = { ...NAME(50), description: "As entered on the entry.", example: "GBR 1234" };
@@ -100,7 +102,7 @@ const liveBoat = component("LiveBoat", object({
 
 const liveOrderRow = component("LiveOrderRow", object({
   entryId: UUID,
-  rank: { type: ["integer", "null"], format: "int32", minimum: 1, maximum: 2_147_483_647, description: "1 = leading now; null: unranked." },
+  rank: RANK("1 = leading now; null: unranked."),
   elapsedSeconds: SECONDS("As the live leaderboard computed it then."),
   correctedSeconds: SECONDS("As the live leaderboard computed it then."),
   deltaSeconds: SECONDS("As the live leaderboard computed it then."),
@@ -147,8 +149,8 @@ const insight = component("Insight", object({
   source: { type: "string", enum: ["model", "template"] },
   boats: { type: "array", maxItems: 2, items: ref("InsightBoat"), description: "leadChange: [new leader, previous leader]; windShift: []; otherwise [boat]." },
   markLabel: { type: ["string", "null"], maxLength: 100, description: "markRounding only: the course step's label, or its mark key." },
-  rank: { type: ["integer", "null"], format: "int32", minimum: 1, maximum: 2_147_483_647, description: "gain: the live place now; finish: the unofficial live place if known." },
-  placesGained: { type: ["integer", "null"], format: "int32", minimum: 2, maximum: 2_147_483_647, description: "gain only." },
+  rank: RANK("gain: the live place now; finish: the unofficial live place if known."),
+  placesGained: { ...INT32, type: ["integer", "null"], minimum: 2, description: "gain only." },
   twdFrom: { ...DEGREES, type: ["integer", "null"], description: "windShift only." },
   twdTo: { ...DEGREES, type: ["integer", "null"], description: "windShift only." },
   twsFrom: SECONDS("windShift only, knots; null: that reading had a direction only."),
@@ -191,7 +193,7 @@ const resultRow = component("ResultRow", object({
   entryId: UUID,
   sailNumber: SAIL_NUMBER,
   boatName: BOAT_NAME,
-  rank: { type: ["integer", "null"], format: "int32", minimum: 1, maximum: 2_147_483_647, description: "Official place; null when unranked (DNF, DNS, ...)." },
+  rank: RANK("Official place; null when unranked (DNF, DNS, ...)."),
   status: { type: "string", minLength: 1, maxLength: 8, description: "Scoring code as published: OK, DNF, DNS, DSQ, OCS, RET, ...", example: "OK" },
   elapsedSeconds: SECONDS("Null when not published."),
   correctedSeconds: SECONDS("Handicap time; null when not published."),

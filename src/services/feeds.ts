@@ -1,6 +1,7 @@
 // Fan-out for the Watch streams: one producer per key (a race, or a race and a
-// language) on this instance, however many subscribe. The producer reads on a fixed
-// beat through the same shared reads the polled calls use, and offers each new value
+// language) on this instance, however many subscribe. The producer asks on a short
+// beat through the same shared reads the polled calls use (a map look-up while the
+// shared answer is fresh, a database read once it is due), and offers each new value
 // to every subscriber. A subscriber keeps only the newest value it has not taken, so a
 // slow one costs one message of memory, never a queue.
 
@@ -17,6 +18,9 @@ export type Read<T> = () => Promise<Published<T>>;
 /** What a subscription yields: a new value, or a heartbeat when nothing came for a while. */
 export type FeedEvent<T> = { value: Published<T> } | { heartbeat: true };
 
+/** The producers' beat: a new live state goes out within this of its shared read being due. */
+export const FEED_ASK_EVERY_MS = 250;
+
 /** How long a new subscription waits for its first value before opening with a heartbeat. */
 const FIRST_WAIT_MS = 500;
 
@@ -28,8 +32,12 @@ export class SubscriptionStalled extends Error {
 }
 
 export interface FeedTiming {
-  /** How often a producer reads while anyone subscribes. */
-  readEveryMs: number;
+  /**
+   * How often a producer asks its shared read while anyone subscribes. Well under the
+   * read's own lifetime: asking exactly as often would find the old answer still
+   * fresh half the time and send every other state.
+   */
+  askEveryMs: number;
   /** A heartbeat after this long without a value. */
   heartbeatMs: number;
   /** A subscriber that leaves a value untaken this long is dropped. */
@@ -51,7 +59,7 @@ export class Feeds<T> {
   subscribe(key: string, read: Read<T>, resumeAfter: string): Subscription<T> {
     let producer = this.producers.get(key);
     if (!producer) {
-      producer = new Producer(read, this.timing.readEveryMs, this.logger, () => this.producers.delete(key));
+      producer = new Producer(read, this.timing.askEveryMs, this.logger, () => this.producers.delete(key));
       this.producers.set(key, producer);
     }
     const subscription = new Subscription<T>(this.timing, resumeAfter, (s) => producer.remove(s));

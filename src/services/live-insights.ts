@@ -19,9 +19,9 @@ import { GENERATION_INTERVAL_MS, type InsightsGenerator, type InsightsState } fr
 import { normalizeLang, type Lang } from "../insights/languages.js";
 import type { RaceRecord } from "../store/races.js";
 import { guarded } from "./guarded.js";
-import { Feeds } from "./feeds.js";
+import { FEED_ASK_EVERY_MS, Feeds } from "./feeds.js";
 import { guardedStream } from "./guarded-stream.js";
-import { DATA_AS_OF_HEADER, LIVE_MAX_AGE_MS } from "./race-live.js";
+import { DATA_AS_OF_HEADER } from "./race-live.js";
 import type { ServiceDeps } from "./routes.js";
 import { SharedRead } from "../shared-read.js";
 
@@ -37,8 +37,8 @@ interface Answer {
 export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGenerator }): ServiceImpl<typeof LiveInsightsService> {
   const answers = new SharedRead<Answer>({ ttlMs: (answer) => answer.freshUntilMs - Date.now(), max: 10_000 });
   const current = async (race: RaceRecord, lang: Lang) => (race.isLive ? await answers.get(`${race.uuid}|${lang}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang));
-  // Watchers ask on the live beat, so a new generation reaches them within 2 s of being due.
-  const feeds = new Feeds<GetLiveInsightsResponse>({ ...deps.streamTiming, readEveryMs: LIVE_MAX_AGE_MS }, deps.logger);
+  // Watchers ask on the feeds' beat, so a new generation reaches them as soon as it is due.
+  const feeds = new Feeds<GetLiveInsightsResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
   return {
     getLiveInsights: guarded(deps, LiveInsightsService.method.getLiveInsights, async (request, caller, context) => {
       const race = await deps.races.trackingRace(caller, request.raceId);

@@ -15,7 +15,7 @@ import { newestFixes, type FixRow, type FixSeek } from "../store/fixes.js";
 import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boats.js";
 import { appliedCourseVersions, newestLiveOrders, newestWind, type LiveOrderRecord } from "../store/race-live.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
-import { Feeds } from "./feeds.js";
+import { FEED_ASK_EVERY_MS, Feeds } from "./feeds.js";
 import { guarded } from "./guarded.js";
 import { guardedStream } from "./guarded-stream.js";
 import type { ServiceDeps } from "./routes.js";
@@ -35,7 +35,7 @@ export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveS
   const answers = new SharedRead<GetRaceLiveResponse>({ ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
   const current = (race: RaceRecord) => answers.get(race.uuid, () => readRaceLive(deps.pool, race, Date.now()));
   // Watchers read through the same shared read as pollers: one read per race per 2 s in all.
-  const feeds = new Feeds<GetRaceLiveResponse>({ ...deps.streamTiming, readEveryMs: LIVE_MAX_AGE_MS }, deps.logger);
+  const feeds = new Feeds<GetRaceLiveResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
   return {
     getRaceLive: guarded(deps, RaceLiveService.method.getRaceLive, async (request, caller, context) => {
       // Visibility first, per request: a cached answer is never a reason to show a race.

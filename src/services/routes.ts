@@ -34,8 +34,8 @@ export const racingServices: readonly DescService[] = [
 
 export type ServiceDeps = StreamDeps & { pool: Pool; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
 
-/** Heartbeat and stall limits of the Watch streams (each feed sets its own read beat). */
-export type StreamTiming = Omit<FeedTiming, "readEveryMs">;
+/** Heartbeat and stall limits of the Watch streams (the producers' beat is feeds.ts's). */
+export type StreamTiming = Omit<FeedTiming, "askEveryMs">;
 
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
 export interface Services {

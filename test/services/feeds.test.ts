@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { Feeds, SubscriptionStalled, type FeedEvent, type Published } from "../../src/services/feeds.js";
 
-const timing = { readEveryMs: 20, heartbeatMs: 60, stallMs: 150 };
+const timing = { askEveryMs: 20, heartbeatMs: 60, stallMs: 150 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A read whose value changes on every call; counts its calls. */
