@@ -16,6 +16,9 @@ describe("configuration", () => {
       trustProxy: [],
       redisUrl: undefined,
       insightsModel: undefined,
+      streamsPerClient: 10,
+      streamHeartbeatMs: 15_000,
+      streamStallMs: 30_000,
     });
   });
 
@@ -36,6 +39,9 @@ describe("configuration", () => {
       INSIGHTS_MODEL: "llama-3.1-8b",
       INSIGHTS_MODEL_API_KEY: "sk-local",
       INSIGHTS_MODEL_QUOTA_PER_HOUR: "120",
+      STREAMS_PER_CLIENT: "25",
+      STREAM_HEARTBEAT_SECONDS: "5",
+      STREAM_STALL_SECONDS: "60",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -50,6 +56,9 @@ describe("configuration", () => {
       trustProxy: ["10.0.0.1", "192.168.0.0/16", "loopback"],
       redisUrl: "redis://cache:6379/2",
       insightsModel: { url: "http://127.0.0.1:8000/v1/chat/completions", model: "llama-3.1-8b", apiKey: "sk-local", quotaPerHour: 120, timeoutMs: 8000 },
+      streamsPerClient: 25,
+      streamHeartbeatMs: 5000,
+      streamStallMs: 60_000,
     });
   });
 
@@ -60,6 +69,9 @@ describe("configuration", () => {
     ["DATABASE_POOL_SIZE", "0", /DATABASE_POOL_SIZE must be a whole number from 1/],
     ["DATABASE_STATEMENT_TIMEOUT_MS", "50", /DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 100 to 600000/],
     ["DATABASE_QUEUE_LIMIT", "-5", /DATABASE_QUEUE_LIMIT must be a whole number/],
+    ["STREAMS_PER_CLIENT", "0", /STREAMS_PER_CLIENT must be a whole number from 1/],
+    ["STREAM_HEARTBEAT_SECONDS", "1.5", /STREAM_HEARTBEAT_SECONDS must be a whole number/],
+    ["STREAM_STALL_SECONDS", "0", /STREAM_STALL_SECONDS must be a whole number from 1/],
     ["DATABASE_URL", "postgres://u@h/db", /DATABASE_URL must use the mysql: scheme/],
     ["DATABASE_URL", "mysql://u@h:3306", /DATABASE_URL must name a database/],
     ["DATABASE_URL", "not a url", /DATABASE_URL must be a URL/],

@@ -103,7 +103,9 @@ describe("grpc.reflection.v1.ServerReflection", () => {
     const service = raceLive?.service.find((s) => s.name === "RaceLiveService");
     expect(service?.method.map((m) => [m.name, m.inputType, m.outputType])).toEqual([
       ["GetRaceLive", ".racing.v1.GetRaceLiveRequest", ".racing.v1.GetRaceLiveResponse"],
+      ["WatchRaceLive", ".racing.v1.WatchRaceLiveRequest", ".racing.v1.WatchRaceLiveResponse"],
     ]);
+    expect(service?.method.find((m) => m.name === "WatchRaceLive")?.serverStreaming).toBe(true);
   });
 
   it("resolves methods, messages, enums, enum values and file names on one stream", async () => {
