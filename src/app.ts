@@ -55,8 +55,11 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     try {
+      // The primary: without it nothing is written, and reads fall back to it.
       await runtime.pool.query({ sql: "SELECT 1", timeout: READINESS_TIMEOUT_MS });
-      return { status: "ready" };
+      // A replica that lags or fails costs no readiness: reads are on the primary meanwhile.
+      const replica = runtime.reads.replicaState();
+      return replica ? { status: "ready", replica: replica.inUse ? "in use" : "bypassed" } : { status: "ready" };
     } catch (error) {
       runtime.logger.warn({ err: error }, "readiness check: database did not answer");
       return reply.code(503).header("retry-after", "30").send({ status: "unavailable", reason: "database" });

@@ -122,7 +122,8 @@ async function importFile(config: Config, args: string[]): Promise<number> {
 /** The document the server serves at /api/v1/openapi.json, from an app that never listens nor queries. */
 async function printOpenApiDocument(config: Config): Promise<number> {
   const pool = createPool(NEVER_CONNECTED_DATABASE, { connectionLimit: 1 });
-  const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
+  // No replica either: nothing is queried, so no heartbeat is written.
+  const runtime = await createRuntime({ ...config, databaseReadUrl: undefined }, pool, pino({ level: "silent" }));
   const app = await buildApp(runtime);
   try {
     await app.ready();

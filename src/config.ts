@@ -15,6 +15,10 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   /** Queries waiting for a connection beyond which a query fails at once (503); 0 = unbounded. */
   databaseQueueLimit: number;
+  /** A replica for read-model queries; unset: every query goes to DATABASE_URL. */
+  databaseReadUrl: string | undefined;
+  /** Reads leave the replica while its measured lag is above this (or it does not answer). */
+  databaseReadMaxLagMs: number;
   publicBaseUrl: string;
   logLevel: LogLevel;
   /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, or proxy-addr's names such as `loopback`); empty: none. */
@@ -52,10 +56,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     grpcPort: portNumber(env, "GRPC_PORT", 8081),
-    databaseUrl: databaseUrl(env),
+    databaseUrl: databaseUrl(env, "DATABASE_URL"),
     databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
     databaseStatementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
     databaseQueueLimit: integer(env, "DATABASE_QUEUE_LIMIT", 100, 0, 100_000),
+    databaseReadUrl: databaseUrl(env, "DATABASE_READ_URL"),
+    // Above the heartbeat's own period (store/read-replica.ts), and far below the 2 minutes
+    // after which a track window is kept as settled: a replica read never misses what settled.
+    databaseReadMaxLagMs: integer(env, "DATABASE_READ_MAX_LAG_MS", 1000, 500, 60_000),
     publicBaseUrl: baseUrl(env, `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     trustProxy: trustedProxies(env),
@@ -93,17 +101,17 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: r
   return raw as T;
 }
 
-function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = env.DATABASE_URL?.trim();
+function databaseUrl(env: NodeJS.ProcessEnv, name: "DATABASE_URL" | "DATABASE_READ_URL"): string | undefined {
+  const raw = env[name]?.trim();
   if (!raw) return undefined;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError("DATABASE_URL", "must be a URL like mysql://user:password@host:3306/database");
+    throw new ConfigError(name, "must be a URL like mysql://user:password@host:3306/database");
   }
-  if (url.protocol !== "mysql:") throw new ConfigError("DATABASE_URL", `must use the mysql: scheme, got "${url.protocol}"`);
-  if (url.pathname.length <= 1) throw new ConfigError("DATABASE_URL", "must name a database, as in mysql://user:password@host:3306/database");
+  if (url.protocol !== "mysql:") throw new ConfigError(name, `must use the mysql: scheme, got "${url.protocol}"`);
+  if (url.pathname.length <= 1) throw new ConfigError(name, "must name a database, as in mysql://user:password@host:3306/database");
   return raw;
 }
 

@@ -18,11 +18,21 @@ import { OpenStreams } from "./services/guarded-stream.js";
 import { RaceDirectory } from "./services/race-access.js";
 import { createServices, type Services, type StreamTiming } from "./services/routes.js";
 import type { Pool, PoolOptions } from "./store/pool.js";
+import { primaryReads, replicaReads, type ReadPools } from "./store/read-replica.js";
 
-export type RuntimeConfig = Pick<Config, "publicBaseUrl" | "trustProxy" | "redisUrl" | "insightsModel" | "streamsPerClient" | "streamHeartbeatMs" | "streamStallMs">;
+type PoolConfig = Pick<Config, "databasePoolSize" | "databaseStatementTimeoutMs" | "databaseQueueLimit">;
+
+export type RuntimeConfig = Pick<
+  Config,
+  "publicBaseUrl" | "trustProxy" | "redisUrl" | "insightsModel" | "streamsPerClient" | "streamHeartbeatMs" | "streamStallMs" | "databaseReadUrl" | "databaseReadMaxLagMs"
+> &
+  PoolConfig;
 
 export interface Runtime {
+  /** The primary: every write, and the reads that must be fresh. */
   pool: Pool;
+  /** Where read-model queries go: the replica while it is caught up (DATABASE_READ_URL), otherwise the primary. */
+  reads: ReadPools;
   logger: Logger;
   services: Services;
   tokenEndpoint: TokenEndpoint;
@@ -38,7 +48,7 @@ export interface Runtime {
 }
 
 /** A serving pool answers in time or fails: a slow read model becomes 503, not a hung request. */
-export function servingPoolOptions(config: Pick<Config, "databasePoolSize" | "databaseStatementTimeoutMs" | "databaseQueueLimit">): PoolOptions {
+export function servingPoolOptions(config: PoolConfig): PoolOptions {
   return { connectionLimit: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs, queueLimit: config.databaseQueueLimit };
 }
 
@@ -53,22 +63,28 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       logger.warn({ err: error }, "Redis unavailable: rate limits count per instance until it is back");
     },
   });
+  // Read-model queries only; the guard, the token endpoint and the insights leases,
+  // facts and texts stay on the primary (docs/decisions.md, "Scale-out: read replicas").
+  const reads = config.databaseReadUrl
+    ? replicaReads(pool, { url: config.databaseReadUrl, poolOptions: servingPoolOptions(config), maxLagMs: config.databaseReadMaxLagMs, logger })
+    : primaryReads(pool);
   const tokens = new Tokens(new KeyRing(pool), { issuer: config.publicBaseUrl, audience: `${config.publicBaseUrl}/api/v1` });
   const guard = new Guard(tokens, new ClientStates(pool));
   const streams = new OpenStreams(config.streamsPerClient);
   const streamTiming = { heartbeatMs: config.streamHeartbeatMs, stallMs: config.streamStallMs };
   return {
     pool,
+    reads,
     logger,
     services: createServices({
-      pool,
+      reads,
       guard,
       limits,
       logger,
-      races: new RaceDirectory(pool),
+      races: new RaceDirectory(reads),
       streams,
       streamTiming,
-      insights: new InsightsGenerator({ pool, logger, phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null, instanceId: randomUUID() }),
+      insights: new InsightsGenerator({ pool, reads, logger, phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null, instanceId: randomUUID() }),
     }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     resolveAddress: addressResolver(config.trustProxy),
@@ -76,6 +92,8 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,
     streams,
     streamTiming,
-    close: () => limits.close(),
+    close: async () => {
+      await Promise.all([limits.close(), reads.close()]);
+    },
   };
 }

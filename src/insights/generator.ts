@@ -23,6 +23,7 @@ import {
   type PhrasedText,
 } from "../store/insights.js";
 import type { Pool } from "../store/pool.js";
+import type { ReadPools } from "../store/read-replica.js";
 import type { RaceRecord } from "../store/races.js";
 import { DETECTION_WINDOW_MS, detectFacts } from "./detect.js";
 import type { Fact } from "./facts.js";
@@ -50,7 +51,8 @@ export interface InsightsState {
 
 export class InsightsGenerator {
   constructor(
-    private readonly deps: { pool: Pool; logger: Logger; phraser: ModelPhraser | null; instanceId: string },
+    /** `pool`: the primary, for leases, facts and texts; `reads`: detection's inputs (the read model, a replica may serve them). */
+    private readonly deps: { pool: Pool; reads: ReadPools; logger: Logger; phraser: ModelPhraser | null; instanceId: string },
   ) {}
 
   /**
@@ -78,14 +80,14 @@ export class InsightsGenerator {
   }
 
   private async generate(race: RaceRecord, state: GenerationState, nowMs: number): Promise<void> {
-    const { pool, instanceId } = this.deps;
+    const { pool, reads, instanceId } = this.deps;
     const asOf = dataAsOf(nowMs, race.event.delaySeconds);
     const coveredFrom = Math.max(state.coveredToMs ?? -Infinity, asOf - CATCH_UP_MS);
     // Windows of 5 minutes ending at dataAsOf, then 5, 10 minutes earlier, until the
     // uncovered time is covered. Overlaps are harmless: a fact keeps its id.
     const facts = new Map<string, Fact>();
     for (let to = asOf; to > coveredFrom; to -= DETECTION_WINDOW_MS) {
-      for (const input of await detectionInputs(pool, race, to - DETECTION_WINDOW_MS, to)) {
+      for (const input of await detectionInputs(reads.pool(), race, to - DETECTION_WINDOW_MS, to)) {
         for (const fact of detectFacts(input)) facts.set(fact.id, fact);
       }
     }

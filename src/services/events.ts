@@ -7,7 +7,7 @@ import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, nextPage, pageWindow } from "../domain/paging.js";
 import { ApiError } from "../errors/api-error.js";
 import { countVisibleEvents, visibleEvents, type EventDetailRecord, type EventRecord } from "../store/events.js";
-import type { Pool } from "../store/pool.js";
+import type { ReadPools } from "../store/read-replica.js";
 import { visibleEvent } from "./event-access.js";
 import { guarded, type GuardedDeps } from "./guarded.js";
 import { STORED_STATES } from "./race-live.js";
@@ -23,7 +23,7 @@ export const EVENTS_CACHE_CONTROL = "private, max-age=30";
  */
 export const EVENT_LIVE_CACHE_CONTROL = "private, max-age=10";
 
-export function eventService(deps: GuardedDeps & { pool: Pool }): ServiceImpl<typeof EventService> {
+export function eventService(deps: GuardedDeps & { reads: ReadPools }): ServiceImpl<typeof EventService> {
   return {
     listEvents: guarded(deps, EventService.method.listEvents, async (request, caller, context) => {
       const page = request.page ?? 1;
@@ -31,14 +31,15 @@ export function eventService(deps: GuardedDeps & { pool: Pool }): ServiceImpl<ty
       const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
       if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new ApiError("API_PARAM_INVALID", { name: "pageSize" });
 
-      const totalItems = await countVisibleEvents(deps.pool, caller.clubId);
+      const pool = deps.reads.pool();
+      const totalItems = await countVisibleEvents(pool, caller.clubId);
       const { offset, limit } = pageWindow(page, pageSize);
-      const items = limit > 0 ? await visibleEvents(deps.pool, caller.clubId, offset, limit) : [];
+      const items = limit > 0 ? await visibleEvents(pool, caller.clubId, offset, limit) : [];
       context.responseHeader.set("cache-control", EVENTS_CACHE_CONTROL);
       return { items: items.map(toMessage), nextPage: nextPage(page, pageSize, totalItems) ?? undefined, totalItems };
     }),
     getEventLive: guarded(deps, EventService.method.getEventLive, async (request, caller, context) => {
-      const event = await visibleEvent(deps.pool, caller, request.eventId);
+      const event = await visibleEvent(deps.reads.pool(), caller, request.eventId);
       context.responseHeader.set("cache-control", EVENT_LIVE_CACHE_CONTROL);
       return { eventLive: eventLiveMessage(event) };
     }),

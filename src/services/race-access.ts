@@ -8,7 +8,7 @@ import { SharedRead } from "../shared-read.js";
 import type { Caller } from "../auth/guard.js";
 import { ApiError } from "../errors/api-error.js";
 import { findRace, type RaceRecord } from "../store/races.js";
-import type { Pool } from "../store/pool.js";
+import type { ReadPools } from "../store/read-replica.js";
 
 /** Races are re-read at most this often: sharing, delay and group states change rarely. */
 export const RACE_MAX_AGE_MS = 2000;
@@ -22,7 +22,7 @@ export function isUuid(id: string): boolean {
 export class RaceDirectory {
   private readonly races = new SharedRead<{ race: RaceRecord | null }>({ ttlMs: RACE_MAX_AGE_MS, max: 10_000 });
 
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly reads: ReadPools) {}
 
   /** The race if `caller` may see it (sharing aside); otherwise RACE_NOT_FOUND. */
   async visibleRace(caller: Caller, raceId: string): Promise<RaceRecord> {
@@ -40,7 +40,7 @@ export class RaceDirectory {
 
   /** The race as now stored (short-lived cache), whoever asks; null when it is gone. */
   async race(uuid: string): Promise<RaceRecord | null> {
-    return (await this.races.get(uuid, async () => ({ race: await findRace(this.pool, uuid) }))).race;
+    return (await this.races.get(uuid, async () => ({ race: await findRace(this.reads.pool(), uuid) }))).race;
   }
 
 }

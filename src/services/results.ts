@@ -30,14 +30,15 @@ interface RaceLike {
 export function resultsService(deps: ServiceDeps): ServiceImpl<typeof ResultsService> {
   return {
     getEventResults: guarded(deps, ResultsService.method.getEventResults, async (request, caller, context) => {
-      const event = await visibleEvent(deps.pool, caller, request.eventId);
-      const results = await officialResults(deps.pool, event.races.flatMap((race) => race.startGroups.map((group) => group.id)));
+      const pool = deps.reads.pool();
+      const event = await visibleEvent(pool, caller, request.eventId);
+      const results = await officialResults(pool, event.races.flatMap((race) => race.startGroups.map((group) => group.id)));
       context.responseHeader.set("cache-control", RESULTS_CACHE_CONTROL);
       return { eventResults: { eventId: event.uuid, name: event.name, races: event.races.map((race) => raceResults(race, event.uuid, results)) } };
     }),
     getRaceResults: guarded(deps, ResultsService.method.getRaceResults, async (request, caller, context) => {
       const race = await deps.races.visibleRace(caller, request.raceId);
-      const results = await officialResults(deps.pool, race.startGroups.map((group) => group.id));
+      const results = await officialResults(deps.reads.pool(), race.startGroups.map((group) => group.id));
       context.responseHeader.set("cache-control", RESULTS_CACHE_CONTROL);
       return { raceResults: raceResults(race, race.event.uuid, results) };
     }),

@@ -9,7 +9,7 @@ import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
-import type { Pool } from "../store/pool.js";
+import type { ReadPools } from "../store/read-replica.js";
 import { eventService } from "./events.js";
 import type { FeedTiming } from "./feeds.js";
 import type { StreamDeps } from "./guarded-stream.js";
@@ -32,7 +32,8 @@ export const racingServices: readonly DescService[] = [
   ScopeService,
 ];
 
-export type ServiceDeps = StreamDeps & { pool: Pool; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
+/** `reads.pool()` for every read-model query: the replica while it is caught up, otherwise the primary. */
+export type ServiceDeps = StreamDeps & { reads: ReadPools; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
 
 /** Heartbeat and stall limits of the Watch streams (the producers' beat is feeds.ts's). */
 export type StreamTiming = Omit<FeedTiming, "askEveryMs">;

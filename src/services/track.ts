@@ -72,10 +72,10 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
 
       context.responseHeader.set(DATA_AS_OF_HEADER, new Date(cutoffMs).toISOString());
       context.responseHeader.set("cache-control", window.immutable ? IMMUTABLE_CACHE_CONTROL : NEAR_NOW_CACHE_CONTROL);
-      if (!window.immutable) return readPage(deps.pool, race, group, window);
+      if (!window.immutable) return readPage(deps.reads.pool(), race, group, window);
       // Everything the answer depends on besides the stored rows: a changed delay or gun makes another answer.
       const key = `${race.uuid}/${group.uuid}/${window.sinceMs}/${window.untilMs}/${race.event.delaySeconds}/${group.gunMs}`;
-      return kept.get(key, () => readPage(deps.pool, race, group, window));
+      return kept.get(key, () => readPage(deps.reads.pool(), race, group, window));
     }),
   };
 }

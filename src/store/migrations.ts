@@ -301,4 +301,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 4,
+    name: "replication heartbeat",
+    statements: [
+      // One row, written on the primary every 250 ms by each instance that has a read
+      // replica, and read on the replica: how old the newest beat there is, is how far
+      // the replica lags (store/read-replica.ts). Works wherever rows replicate.
+      `CREATE TABLE IF NOT EXISTS replication_heartbeat (
+        id TINYINT UNSIGNED NOT NULL PRIMARY KEY,
+        beat_at DATETIME(3) NOT NULL COMMENT 'UTC_TIMESTAMP(3) of the primary at the newest beat'
+      ) ${TABLE_OPTIONS}`,
+    ],
+  },
 ];

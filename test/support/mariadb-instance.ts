@@ -1,5 +1,7 @@
 // A private MariaDB server for tests that stop, freeze or restart the database: its own
 // temporary data directory and port, so the server other test files share is never touched.
+// Two of them can form a replication pair (startReplicatedPair): a primary with its
+// binary log and a replica that follows it by GTID.
 
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -10,7 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import mysql from "mysql2/promise";
+import mysql, { type RowDataPacket } from "mysql2/promise";
 import { ensureLocalServer } from "../../src/store/local-server.js";
 
 const run = promisify(execFile);
@@ -22,6 +24,15 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 60_000;
 // Small enough for a test machine; the redo log size is given to the installer too, so it never resizes.
 const SERVER_OPTIONS = ["--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M", "--skip-log-bin", "--performance-schema=OFF", "--skip-name-resolve"];
+
+export interface MariaDbOptions {
+  /** `server_id`: a primary and its replica need different ones. Default: the server's own (1). */
+  serverId?: number;
+  /** A binary log in row format, as a replication primary writes. Default: none. */
+  binaryLog?: boolean;
+  /** `read_only`, as on a replica: only replication and privileged users write. */
+  readOnly?: boolean;
+}
 
 export interface MariaDbInstance {
   /** `mysql://race_api:<password>@127.0.0.1:<port>/race_api_test`; the user may do anything on this server. */
@@ -37,9 +48,11 @@ export interface MariaDbInstance {
   thaw(): void;
   /** Stops the server and removes its data directory. */
   destroy(): Promise<void>;
+  /** Runs one statement as root, through the private socket (replication set-up, users). */
+  admin(sql: string, values?: unknown[]): Promise<RowDataPacket[]>;
 }
 
-export async function startMariaDbInstance(): Promise<MariaDbInstance> {
+export async function startMariaDbInstance(options: MariaDbOptions = {}): Promise<MariaDbInstance> {
   if (!existsSync(MARIADBD)) await ensureLocalServer(); // installs Debian's mariadb-server
   const asRoot = process.getuid?.() === 0;
   const dir = await mkdtemp(join(tmpdir(), "race-api-mariadb-"));
@@ -49,6 +62,12 @@ export async function startMariaDbInstance(): Promise<MariaDbInstance> {
   const socket = join(dir, "mysqld.sock");
   const logFile = join(dir, "mariadbd.log");
   const userOption = asRoot ? ["--user=mysql"] : [];
+  const serverOptions = [
+    ...SERVER_OPTIONS.filter((option) => !(options.binaryLog && option === "--skip-log-bin")),
+    ...(options.binaryLog ? [`--log-bin=${join(dir, "binlog")}`, "--binlog-format=ROW"] : []),
+    ...(options.serverId === undefined ? [] : [`--server-id=${options.serverId}`]),
+    ...(options.readOnly ? ["--read-only"] : []),
+  ];
   // "normal" gives root@localhost an empty password; it is reachable only through the
   // socket in our private directory once the TCP root accounts are dropped below.
   await run("mariadb-install-db", ["--no-defaults", `--datadir=${dataDir}`, ...userOption, "--auth-root-authentication-method=normal", "--skip-test-db", ...SERVER_OPTIONS]);
@@ -65,7 +84,7 @@ export async function startMariaDbInstance(): Promise<MariaDbInstance> {
     const log = openSync(logFile, "a");
     const child = spawn(
       MARIADBD,
-      ["--no-defaults", `--datadir=${dataDir}`, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`, `--pid-file=${join(dir, "mariadbd.pid")}`, ...userOption, ...SERVER_OPTIONS],
+      ["--no-defaults", `--datadir=${dataDir}`, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`, `--pid-file=${join(dir, "mariadbd.pid")}`, ...userOption, ...serverOptions],
       { stdio: ["ignore", log, log] },
     );
     closeSync(log);
@@ -127,7 +146,73 @@ export async function startMariaDbInstance(): Promise<MariaDbInstance> {
     },
     thaw: () => void server?.kill("SIGCONT"),
     destroy,
+    admin: async (sql, values) => {
+      const root = await mysql.createConnection({ socketPath: socket, user: "root" });
+      try {
+        const [rows] = await root.query<RowDataPacket[]>(sql, values);
+        return rows;
+      } finally {
+        await root.end();
+      }
+    },
   };
+}
+
+export interface ReplicatedPair {
+  /** Binary log on, server_id 1; `url` is the database the API and its imports use. */
+  primary: MariaDbInstance;
+  /** server_id 2, read-only, replicating every change the primary makes after the pair was set up. */
+  replica: MariaDbInstance;
+  /** A user of the replica that may only SELECT the test database: any write sent there fails. */
+  readerUrl: string;
+  /** Resolves once the replica has applied everything the primary has logged so far. */
+  caughtUp(timeoutMs?: number): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+/**
+ * A primary and a replica following it by GTID. Each server made its own test database
+ * and user when it started; replication begins after that (at the primary's current
+ * GTID position), so from then on every change on the primary, the migrations
+ * included, reaches the replica.
+ */
+export async function startReplicatedPair(): Promise<ReplicatedPair> {
+  const started = await Promise.allSettled([startMariaDbInstance({ serverId: 1, binaryLog: true }), startMariaDbInstance({ serverId: 2, readOnly: true })]);
+  const destroyAll = () => Promise.all(started.map((result) => (result.status === "fulfilled" ? result.value.destroy() : undefined)));
+  const [primaryStart, replicaStart] = started;
+  if (primaryStart!.status === "rejected" || replicaStart!.status === "rejected") {
+    await destroyAll();
+    throw primaryStart!.status === "rejected" ? primaryStart!.reason : (replicaStart as PromiseRejectedResult).reason;
+  }
+  const primary = primaryStart!.value;
+  const replica = replicaStart!.value;
+  const replicationPassword = randomBytes(12).toString("hex");
+  const readerPassword = randomBytes(12).toString("hex");
+  try {
+    await primary.admin("CREATE USER 'replication'@'127.0.0.1' IDENTIFIED BY ?", [replicationPassword]);
+    await primary.admin("GRANT REPLICATION SLAVE ON *.* TO 'replication'@'127.0.0.1'");
+    const [{ position }] = (await primary.admin("SELECT @@GLOBAL.gtid_binlog_pos AS position")) as [{ position: string }];
+    await replica.admin("CREATE USER 'race_reader'@'127.0.0.1' IDENTIFIED BY ?", [readerPassword]);
+    await replica.admin(`GRANT SELECT ON ${DATABASE}.* TO 'race_reader'@'127.0.0.1'`);
+    await replica.admin("SET GLOBAL gtid_slave_pos = ?", [position]);
+    await replica.admin(
+      `CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = ${primary.port}, MASTER_USER = 'replication', MASTER_PASSWORD = ?, MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1`,
+      [replicationPassword],
+    );
+    await replica.admin("START SLAVE");
+  } catch (error) {
+    await destroyAll();
+    throw error;
+  }
+  const caughtUp = async (timeoutMs = 30_000) => {
+    const [{ position }] = (await primary.admin("SELECT @@GLOBAL.gtid_binlog_pos AS position")) as [{ position: string }];
+    const [{ reached }] = (await replica.admin("SELECT MASTER_GTID_WAIT(?, ?) AS reached", [position, timeoutMs / 1000])) as [{ reached: number }];
+    if (Number(reached) !== 0) {
+      const [status] = await replica.admin("SHOW SLAVE STATUS");
+      throw new Error(`the replica did not reach ${position} within ${timeoutMs} ms: IO ${status?.Slave_IO_Running}, SQL ${status?.Slave_SQL_Running}, ${status?.Last_Error || status?.Last_IO_Error || "no error"}`);
+    }
+  };
+  return { primary, replica, readerUrl: `mysql://race_reader:${readerPassword}@127.0.0.1:${replica.port}/${DATABASE}`, caughtUp, destroy: async () => void (await destroyAll()) };
 }
 
 async function answers(socket: string): Promise<boolean> {
