@@ -31,6 +31,10 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     // JSON.stringify for a track page's number arrays; its own switch hands arrays
     // longer than this to JSON.stringify. The mappers build exactly the schema's fields.
     serializerOpts: { largeArrayMechanism: "json-stringify", largeArraySize: LARGE_ARRAY_SIZE },
+    // While shutting down, a request on a kept-alive connection is answered as usual
+    // rather than with Fastify's own 503 body, which is not problem+json: the server
+    // closes each connection as soon as it is idle (server.ts).
+    return503OnClosing: false,
   });
 
   // Before any route, so it sees them all; it documents only the gateway's tagged ones.

@@ -50,7 +50,16 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
       const grpcClosed = new Promise<void>((resolve) => grpc.close(() => resolve()));
       // session.close() sends GOAWAY and waits for the session's open streams.
       for (const session of sessions) session.close();
-      await Promise.all([app.close(), grpcClosed]);
+      // Node closes the keep-alive connections that are idle when closing starts; one
+      // whose request was in flight stays open once answered, until the client drops it
+      // or Fastify's 72 s keep-alive timeout, and the close waits for it. Close each as
+      // soon as it is idle.
+      const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await Promise.all([app.close(), grpcClosed]);
+      } finally {
+        clearInterval(closeIdle);
+      }
     },
   };
 }
