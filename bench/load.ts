@@ -1,0 +1,1026 @@
+// The service under a realistic load: broadcast overlays following 3 live races of 60
+// boats (2 start groups x 30) through two API instances on one MariaDB and one Redis,
+// at 200 and at 2,000 concurrent clients, each figure against baselines measured in the
+// same run (these machines are noisy: compare ratios, quote medians of runs):
+//
+//  per phase: requests/s (all and per endpoint), latency p50/p99 per endpoint, every
+//  status and transport error (must be none besides deliberate 429s, and this bench
+//  makes none), the statements the instances send to MariaDB per second (and the whole
+//  server's Questions and Com_select, which other work on the machine may share), CPU of
+//  every process, and peak RSS and JS heap of each instance;
+//
+//  baselines: an idle window (instances up, the feed writing, no clients) for the
+//  database's and the machine's background; 200 clients on ONE instance against 200
+//  spread over two (what the second instance costs or gives at the same load); and the
+//  200-client phase against the 2,000-client one (what 10x the clients costs).
+//
+// The mix per virtual client (an overlay in a browser): GET /live every 1 s; GET
+// /live/insights every 15 s (lang en 70%, de 15%, fr 15%); and now and then (every
+// TRACK_EVERY_S per client on average, Poisson) the track of one start group, paged
+// from its capture start following nextSince up to the cut-off, keeping the immutable
+// pages as a browser cache would. Each overlay sends If-None-Match with the ETag it
+// holds and accept-encoding br/gzip, as a browser's HTTP cache does. Overlays are spread
+// evenly over the races, the instances and 4 API clients (bearer tokens) per club. The
+// phase is a slice of a steady state: every schedule starts at a random phase, and the
+// first RAMP_SECONDS (connections opening) are not counted.
+//
+// Why not autocannon: it cycles one request list per connection at one rate, so it
+// cannot poll one URL every second and another every 15 s on the same client, follow
+// nextSince, or revalidate with ETags, and it gives one latency histogram for the
+// mix. The load generator here is open loop on node:http, a keep-alive agent per
+// overlay: each poll is due on a fixed 1 s (15 s) schedule whatever the answers; a poll
+// due while that overlay's previous one is still in flight is skipped and counted
+// ("skipped ticks": the sign of saturation that an open loop would otherwise hide).
+// Latency is from the request's start to its last byte, so it includes the load
+// generator's own event-loop delay, printed beside it.
+//
+// Processes: this one sets up, replays the 3 races into the database every second as
+// the phones' fixes would arrive (the feed), and measures; each API instance is
+// `race-api serve` in its own process (this file with LOAD_ROLE=instance runs the CLI
+// after installing a probe: memory every 100 ms, CPU, event-loop delay, and the
+// statements it sends, from mysql2's diagnostics channels); every overlay runs in one
+// client process; Redis is redis-server. Nothing shares an event loop with the API.
+//
+// Run: npm run bench:load   (WINDOW_SECONDS=20, CLIENTS=200,2000, TRACK_EVERY_S=300,
+// LOG_LEVEL=info by default; the whole bench takes about 100 s)
+
+import { execFileSync, fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import diagnostics from "node:diagnostics_channel";
+import { closeSync, createReadStream, openSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import http from "node:http";
+import { createServer } from "node:net";
+import os from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { RowDataPacket } from "mysql2/promise";
+import type { Scenario } from "../src/scenario/types.js";
+import { importScenario } from "../src/scenario/import.js";
+import { simulateScenario, sliceScenario } from "../src/sim/index.js";
+import { startReplay, type Replay } from "../src/sim/replay.js";
+import { createDatabase, dropDatabase } from "../src/store/database.js";
+import { ensureLocalServer } from "../src/store/local-server.js";
+import { migrate } from "../src/store/migrate.js";
+import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
+import { ensureRedisServer, type RedisServer } from "../test/support/redis.js";
+
+const ROLE_VARIABLE = "LOAD_ROLE";
+const WINDOW_SECONDS = Number(process.env.WINDOW_SECONDS ?? 20);
+const [SMALL, LARGE] = (process.env.CLIENTS ?? "200,2000").split(",").map(Number) as [number, number];
+const TRACK_EVERY_S = Number(process.env.TRACK_EVERY_S ?? 300);
+/** `race-api serve`'s default: two lines per request, written to a file per instance. */
+const LOG_LEVEL = process.env.LOG_LEVEL ?? "info";
+/** Connections open in these first seconds of a phase; its window starts after them. */
+const RAMP_SECONDS = 3;
+const IDLE_SECONDS = 5;
+const WARM_UP = { clients: 60, seconds: 5 };
+const RACES = 3;
+const TOKENS_PER_RACE = 4;
+const CLUB_TRACKING_LIMIT = 1_000_000;
+const LIVE_EVERY_MS = 1000;
+const INSIGHTS_EVERY_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** After the window, requests still in flight get this long to finish (and still count). */
+const DRAIN_MS = 10_000;
+/** At most three requests of one overlay are in flight at once: live, insights and a track page. */
+const SOCKETS_PER_OVERLAY = 3;
+const LANGUAGES: ReadonlyArray<[string, number]> = [
+  ["en", 0.7],
+  ["de", 0.15],
+  ["fr", 0.15],
+];
+
+// --- messages between the bench and its processes ---
+
+interface RacePlan {
+  raceId: string;
+  tokens: string[];
+  groups: Array<{ id: string; captureFromMs: number }>;
+}
+
+interface Plan {
+  label: string;
+  clients: number;
+  /** Base URLs of the instances the overlays are spread over. */
+  targets: string[];
+  races: RacePlan[];
+  rampMs: number;
+  windowMs: number;
+  trackEveryMs: number;
+  seed: number;
+}
+
+type ToClients = { type: "run"; plan: Plan };
+
+interface EndpointResult {
+  requests: number;
+  statuses: Record<string, number>;
+  /** Transport failures by code (timeouts, resets), no status at all. */
+  failures: Record<string, number>;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  bytes: number;
+  /** Polls due while the previous one of the same overlay was still in flight. */
+  skipped: number;
+}
+
+type Endpoint = "live" | "insights" | "track";
+
+interface PhaseResult {
+  type: "result";
+  endpoints: Record<Endpoint, EndpointResult>;
+  all: { p50: number; p99: number };
+  windowMs: number;
+  trackCatchUps: number;
+  /** Track pages an overlay already held (immutable) and so did not ask for. */
+  trackPagesKept: number;
+  loopP99Ms: number;
+  cpuMs: number;
+  /** Requests still in flight when the drain gave up. */
+  unfinished: number;
+}
+
+type FromClients = { type: "window-start" } | { type: "window-end" } | PhaseResult;
+
+type ToInstance = { type: "snapshot"; resetPeaks: boolean };
+
+interface InstanceSnapshot {
+  type: "snapshot";
+  cpuMs: number;
+  statements: number;
+  selects: number;
+  rss: number;
+  heapUsed: number;
+  /** Highest readings since the last reset (sampled every 100 ms). */
+  peakRss: number;
+  peakHeap: number;
+  loopP99Ms: number;
+}
+
+// ===================================================================================
+// The bench: database, feed, instances, phases, figures.
+// ===================================================================================
+
+async function runBench(): Promise<void> {
+  checkOpenFileLimit(LARGE * SOCKETS_PER_OVERLAY + 500);
+  const loadBefore = os.loadavg();
+  const dbServer = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
+  const url = withDatabase(dbServer, `race_api_bench_${randomBytes(4).toString("hex")}`);
+  await createDatabase(url);
+  const cleanup: Array<() => Promise<void>> = [];
+  try {
+    await benchOn(url, loadBefore, cleanup);
+  } finally {
+    // Also when a phase fails: no process or bench database is left behind.
+    for (const step of cleanup.reverse()) await step().catch((error: unknown) => console.error(`clean-up: ${String(error)}`));
+    await dropDatabase(url);
+  }
+}
+
+interface Counters {
+  atMs: number;
+  instances: InstanceSnapshot[];
+  questions: number;
+  comSelect: number;
+  /** The feed's statements (this process, SHOW STATUS aside). */
+  feed: number;
+  benchCpuMs: number;
+  mariadbTicks: number | null;
+  redisTicks: number | null;
+  /** Busy clock ticks of the whole machine (all cores), from /proc/stat. */
+  machineTicks: number | null;
+}
+
+interface Figures {
+  label: string;
+  seconds: number;
+  /** Per second over the window. */
+  statements: number[];
+  selects: number[];
+  questions: number;
+  comSelect: number;
+  feed: number;
+  /** % of one core. */
+  instanceCpu: number[];
+  benchCpu: number;
+  mariadbCpu: number | null;
+  redisCpu: number | null;
+  machineCpu: number | null;
+  instanceLoopP99: number[];
+  peakRss: number[];
+  peakHeap: number[];
+  clients: PhaseResult | null;
+  clientCount: number;
+  targets: number;
+}
+
+async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => Promise<void>>): Promise<void> {
+  const adminPool = createPool(url, { statementTimeoutMs: 0 });
+  cleanup.push(() => adminPool.end());
+  await migrate(adminPool);
+
+  // --- 3 races, each of its own club, 20 minutes after the first gun ---
+  const now = Date.now();
+  const races: Scenario[] = [];
+  for (let r = 0; r < RACES; r++) {
+    const race = simulateScenario({ seed: `bench-load-${r}`, gunMs: now - 20 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 });
+    race.clubs[0]!.trackingRateLimitPerMinute = CLUB_TRACKING_LIMIT;
+    race.clients = Array.from({ length: TOKENS_PER_RACE }, (_, k) => ({
+      clientId: `load-${r}-${k}`,
+      clientSecret: "bench-secret-123",
+      clubId: race.clubs[0]!.id,
+      scopes: ["tracking:read"],
+    }));
+    races.push(race);
+  }
+  const sliced = races.map((race) => sliceScenario(race, null, now));
+  await importScenario(adminPool, {
+    format: sliced[0]!.format,
+    clubs: sliced.flatMap((s) => s.clubs),
+    clients: sliced.flatMap((s) => s.clients),
+    events: sliced.flatMap((s) => s.events),
+  });
+  const fixes = sliced.reduce((n, s) => n + s.events[0]!.races[0]!.startGroups.reduce((m, g) => m + (g.tracks ?? []).reduce((k, t) => k + t.t.length, 0), 0), 0);
+
+  // --- the feed: each race's next second of fixes, every second, as the phones send them ---
+  let feedStatements = 0;
+  const countFeed = (message: unknown) => {
+    const query = (message as { query?: unknown }).query;
+    if (typeof query !== "string" || !/^\s*SHOW\b/i.test(query)) feedStatements++;
+  };
+  diagnostics.subscribe("tracing:mysql2:query:start", countFeed);
+  diagnostics.subscribe("tracing:mysql2:execute:start", countFeed);
+  const feedPool = createPool(url, { statementTimeoutMs: 0, connectionLimit: RACES });
+  cleanup.push(() => feedPool.end());
+  let feedErrors = 0;
+  let firstFeedError = "";
+  const replays: Replay[] = races.map((race) =>
+    startReplay(feedPool, race, now, (error) => {
+      feedErrors++;
+      firstFeedError ||= ` (first: ${String((error as Error).message ?? error).slice(0, 160)})`;
+    }),
+  );
+  cleanup.push(async () => {
+    for (const replay of replays) await replay.stop();
+  });
+
+  // --- Redis (one rate-limit budget for both instances) and the two instances ---
+  const redis: RedisServer = await ensureRedisServer();
+  cleanup.push(() => redis.stop());
+  const instances: Instance[] = [];
+  cleanup.push(async () => {
+    for (const instance of instances) await instance.stop();
+  });
+  const started = await Promise.allSettled(["A", "B"].map((name) => Instance.start(name, url, redis.url)));
+  for (const outcome of started) if (outcome.status === "fulfilled") instances.push(outcome.value);
+  for (const outcome of started) if (outcome.status === "rejected") throw outcome.reason;
+  const a = instances[0];
+
+  // --- tokens, and a first answer of every endpoint on both instances ---
+  const racePlans: RacePlan[] = [];
+  for (const [r, race] of races.entries()) {
+    const tokens: string[] = [];
+    for (const client of race.clients) {
+      const response = await fetch(`${a!.url}/api/v1/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}`,
+      });
+      if (response.status !== 200) throw new Error(`token for ${client.clientId}: ${response.status} ${await response.text()}`);
+      tokens.push(((await response.json()) as { access_token: string }).access_token);
+    }
+    const groups = race.events[0]!.races[0]!.startGroups.map((g) => ({ id: g.id, captureFromMs: Date.parse(g.startTimeUtc!) - 5 * 60_000 }));
+    racePlans.push({ raceId: race.events[0]!.races[0]!.id, tokens, groups });
+    for (const instance of instances) {
+      for (const path of [`/live`, `/live/insights?lang=en`, `/track?startGroupId=${groups[0]!.id}&since=${new Date(groups[0]!.captureFromMs).toISOString()}`]) {
+        const response = await fetch(`${instance.url}/api/v1/races/${racePlans[r]!.raceId}${path}`, { headers: { authorization: `Bearer ${tokens[0]}` } });
+        if (response.status !== 200) throw new Error(`${instance.name} ${path}: ${response.status} ${await response.text()}`);
+        await response.arrayBuffer();
+      }
+    }
+  }
+  const liveSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, { headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "identity" } });
+  const liveBytes = (await liveSample.arrayBuffer()).byteLength;
+  const liveBrSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, { headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "br" } });
+  const liveBrBytes = Number(liveBrSample.headers.get("content-length") ?? (await liveBrSample.arrayBuffer()).byteLength);
+
+  // --- counters ---
+  const mariadbPid = await serverPid(adminPool);
+  const redisPid = findProcess((cmdline) => cmdline.includes("redis-server") && cmdline.includes(`:${redis.port}`));
+  const readCounters = async (resetPeaks = false): Promise<Counters> => {
+    const snapshots = await Promise.all(instances.map((instance) => instance.snapshot(resetPeaks)));
+    const [rows] = await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_select')");
+    const value = (name: string) => Number(rows.find((row) => row.Variable_name === name)?.Value);
+    const cpu = process.cpuUsage();
+    return {
+      atMs: performance.now(),
+      instances: snapshots,
+      questions: value("Questions"),
+      comSelect: value("Com_select"),
+      feed: feedStatements,
+      benchCpuMs: (cpu.user + cpu.system) / 1000,
+      mariadbTicks: cpuTicks(mariadbPid),
+      redisTicks: cpuTicks(redisPid),
+      machineTicks: machineBusyTicks(),
+    };
+  };
+  const figures = (label: string, before: Counters, after: Counters, peaks: InstanceSnapshot[], clients: PhaseResult | null, clientCount: number, targets: number): Figures => {
+    const seconds = (after.atMs - before.atMs) / 1000;
+    const perSecond = (x: number, y: number) => (y - x) / seconds;
+    const ticksPct = (x: number | null, y: number | null) => (x === null || y === null ? null : ((y - x) / CLOCK_TICKS / seconds) * 100);
+    return {
+      label,
+      seconds,
+      statements: after.instances.map((s, i) => perSecond(before.instances[i]!.statements, s.statements)),
+      selects: after.instances.map((s, i) => perSecond(before.instances[i]!.selects, s.selects)),
+      questions: perSecond(before.questions, after.questions),
+      comSelect: perSecond(before.comSelect, after.comSelect),
+      feed: perSecond(before.feed, after.feed),
+      instanceCpu: after.instances.map((s, i) => (perSecond(before.instances[i]!.cpuMs, s.cpuMs) / 1000) * 100),
+      benchCpu: (perSecond(before.benchCpuMs, after.benchCpuMs) / 1000) * 100,
+      mariadbCpu: ticksPct(before.mariadbTicks, after.mariadbTicks),
+      redisCpu: ticksPct(before.redisTicks, after.redisTicks),
+      machineCpu: ticksPct(before.machineTicks, after.machineTicks),
+      instanceLoopP99: after.instances.map((s) => s.loopP99Ms),
+      peakRss: peaks.map((s) => s.peakRss),
+      peakHeap: peaks.map((s) => s.peakHeap),
+      clients,
+      clientCount,
+      targets,
+    };
+  };
+
+  const clients = new ClientProcess();
+  cleanup.push(async () => clients.end());
+
+  // --- idle: the instances up, the feed writing, no clients ---
+  await readCounters(true);
+  const idleBefore = await readCounters();
+  await sleep(IDLE_SECONDS * 1000);
+  const idleAfter = await readCounters();
+  const idle = figures("idle", idleBefore, idleAfter, await Promise.all(instances.map((i) => i.snapshot(true))), null, 0, 0);
+
+  const phase = async (label: string, count: number, targets: Instance[], windowSeconds: number, seed: number): Promise<Figures> => {
+    await readCounters(true);
+    const edges: { before?: Promise<Counters>; after?: Promise<Counters> } = {};
+    const result = await clients.run(
+      { label, clients: count, targets: targets.map((t) => t.url), races: racePlans, rampMs: RAMP_SECONDS * 1000, windowMs: windowSeconds * 1000, trackEveryMs: TRACK_EVERY_S * 1000, seed },
+      (message) => {
+        if (message === "window-start") edges.before = readCounters();
+        else edges.after = readCounters();
+      },
+    );
+    if (!edges.before || !edges.after) throw new Error(`${label}: the client process never reported its window`);
+    const peaks = await Promise.all(instances.map((i) => i.snapshot(true)));
+    // Let the phase's connections close and their timers lapse before the next one.
+    await sleep(1000);
+    return figures(label, await edges.before, await edges.after, peaks, result, count, targets.length);
+  };
+
+  const warm = await phase("warm-up", WARM_UP.clients, instances, WARM_UP.seconds, 1);
+  const one = await phase(`${SMALL} clients, one instance`, SMALL, [a!], WINDOW_SECONDS, 2);
+  const two = await phase(`${SMALL} clients, two instances`, SMALL, instances, WINDOW_SECONDS, 3);
+  const many = await phase(`${LARGE.toLocaleString("en")} clients, two instances`, LARGE, instances, WINDOW_SECONDS, 4);
+  clients.end();
+  const loadAfter = os.loadavg();
+  for (const instance of instances) await instance.stop();
+  const logs = await Promise.all(instances.map((instance) => instance.logProblems()));
+
+  // --- figures ---
+  const cpu = os.cpus();
+  const [[version]] = await adminPool.query<RowDataPacket[]>("SELECT VERSION() AS v");
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+  const rate = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+  // NaN (no request of that kind in the window) crosses IPC as null.
+  const ms = (n: number | null) => (n === null || !Number.isFinite(n) ? "-" : n >= 100 ? n.toFixed(0) : n.toFixed(1));
+  const pct = (n: number | null) => (n === null ? "?" : `${n.toFixed(0)}%`);
+  const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
+  const requestsPerS = (f: Figures) => (f.clients ? sum(ENDPOINTS.map((e) => f.clients!.endpoints[e].requests)) / (f.clients.windowMs / 1000) : 0);
+  const cpuPerRequest = (f: Figures) => (sum(f.instanceCpu) * 10) / Math.max(1e-9, requestsPerS(f)); // ms of CPU per request, both instances
+  const errors = (f: Figures) => {
+    const parts: string[] = [];
+    for (const e of ENDPOINTS) {
+      const r = f.clients!.endpoints[e];
+      for (const [status, n] of Object.entries(r.statuses)) if (status !== "200" && status !== "304") parts.push(`${e} ${status} x ${n}`);
+      for (const [code, n] of Object.entries(r.failures)) parts.push(`${e} ${code} x ${n}`);
+    }
+    if (f.clients!.unfinished) parts.push(`${f.clients!.unfinished} unfinished after the drain`);
+    return parts.length ? parts.join(", ") : "none";
+  };
+  const instanceList = (values: number[], format: (n: number) => string) => values.map((v, i) => `${instances[i]!.name} ${format(v)}`).join(", ");
+  const block = (tag: string, f: Figures) => {
+    const c = f.clients!;
+    const e = c.endpoints;
+    const seconds = c.windowMs / 1000;
+    const share304 = (r: EndpointResult) => `${(((r.statuses["304"] ?? 0) / Math.max(1, r.requests)) * 100).toFixed(0)}%`;
+    return `${tag} ${f.label}${tag === "A" ? " (baseline)" : ""}
+   requests   ${rate(requestsPerS(f))}/s: live ${rate(e.live.requests / seconds)}/s, insights ${rate(e.insights.requests / seconds)}/s, track ${rate(e.track.requests / seconds)}/s (${c.trackCatchUps} catch-ups; pages the overlay held already: ${c.trackPagesKept}); 304: ${share304(e.live)} of live, ${share304(e.insights)} of insights
+   latency    live p50 ${ms(e.live.p50)} / p99 ${ms(e.live.p99)} ms; insights ${ms(e.insights.p50)} / ${ms(e.insights.p99)} ms; track page ${ms(e.track.p50)} / ${ms(e.track.p99)} ms (max ${ms(e.track.max)}); all ${ms(c.all.p50)} / ${ms(c.all.p99)} ms
+   errors     ${errors(f)}; skipped ticks: live ${e.live.skipped}, insights ${e.insights.skipped}
+   database   the API's statements ${rate(sum(f.statements))}/s (${instanceList(f.statements, rate)}), SELECTs ${rate(sum(f.selects))}/s; the feed's ${rate(f.feed)}/s; whole server: Questions ${rate(f.questions)}/s, Com_select ${rate(f.comSelect)}/s
+   CPU        ${instanceList(f.instanceCpu, (n) => `${n.toFixed(0)}%`)} of a core = ${cpuPerRequest(f).toFixed(3)} ms per request; mariadbd ${pct(f.mariadbCpu)}, redis ${pct(f.redisCpu)}, clients ${pct((c.cpuMs / c.windowMs) * 100)}, feed+bench ${pct(f.benchCpu)};
+              the machine ${pct(f.machineCpu)} of ${os.cpus().length * 100}% (other processes ${pct(others(f))})
+   event loop p99 ${instanceList(f.instanceLoopP99, (n) => `${ms(n)} ms`)}, clients ${ms(c.loopP99Ms)} ms
+   memory     peak RSS ${instanceList(f.peakRss, mib)}; peak heap in use ${instanceList(f.peakHeap, mib)}`;
+  };
+  const others = (f: Figures) =>
+    // Measured over slightly different spans (and in whole clock ticks): about 0 may come out a little below.
+    f.machineCpu === null ? null : Math.max(0, f.machineCpu - sum(f.instanceCpu) - (f.mariadbCpu ?? 0) - (f.redisCpu ?? 0) - f.benchCpu - (f.clients ? (f.clients.cpuMs / f.clients.windowMs) * 100 : 0));
+  const ratio = (x: number | null, y: number | null) => (x === null || y === null || !Number.isFinite(x / y) ? "-" : `x${(x / y).toFixed(2)}`);
+  const statementsOf = (f: Figures) => sum(f.statements);
+
+  console.log(`
+Load: overlays on ${RACES} live races of 60 boats (2 start groups x 30), two API instances, one MariaDB, one Redis, ${WINDOW_SECONDS} s windows (${new Date().toISOString()})
+machine: ${cpu[0]?.model.trim() ?? "?"}, ${cpu.length} cores, ${mib(os.totalmem())} RAM, Node ${process.version}, MariaDB ${String(version?.v)}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${loadAfter.map((l) => l.toFixed(2)).join(" ")}
+set-up:  each instance \`race-api serve\` in its own process (LOG_LEVEL=${LOG_LEVEL} to a file, pool 10, REDIS_URL shared: one rate-limit budget);
+         every overlay in one client process (node:http, a keep-alive agent per overlay, open loop); ${fixes.toLocaleString("en")} fixes imported,
+         and the feed replays each race's next second into the database every second; live answer ${liveBytes.toLocaleString("en")} bytes (${liveBrBytes.toLocaleString("en")} br);
+         ${RACES} clubs x ${TOKENS_PER_RACE} API clients = ${RACES * TOKENS_PER_RACE} tokens shared by the overlays, so each club's trackingRateLimitPerMinute is raised to
+         ${CLUB_TRACKING_LIMIT.toLocaleString("en")} (one overlay makes ~64/min: ${LARGE.toLocaleString("en")} on ${RACES * TOKENS_PER_RACE} tokens make ~${Math.round((LARGE * 64) / (RACES * TOKENS_PER_RACE)).toLocaleString("en")}/min each); no deliberate 429s
+mix:     per overlay live every 1 s, insights every 15 s (en/de/fr), track of one start group every ${TRACK_EVERY_S} s on average (10-minute
+         pages from the capture start to the cut-off, immutable ones kept); If-None-Match and accept-encoding br/gzip as a browser;
+         the first ${RAMP_SECONDS} s of each phase (connections opening) not counted; warm-up ${WARM_UP.clients} clients for ${WARM_UP.seconds} s: ${errors(warm) === "none" ? "no errors" : errors(warm)}
+idle     (no clients, ${IDLE_SECONDS} s): the API's statements ${rate(statementsOf(idle))}/s, the feed's ${rate(idle.feed)}/s, whole server Questions ${rate(idle.questions)}/s, Com_select ${rate(idle.comSelect)}/s;
+         CPU ${instanceList(idle.instanceCpu, (n) => `${n.toFixed(0)}%`)}, mariadbd ${pct(idle.mariadbCpu)}, the machine ${pct(idle.machineCpu)} (other processes ${pct(others(idle))}); RSS ${instanceList(idle.peakRss, mib)}; feed errors ${feedErrors}${firstFeedError}
+${block("A", one)}
+${block("B", two)}
+${block("C", many)}
+ratios   B / A (a second instance, same load): live p50 ${ratio(two.clients!.endpoints.live.p50, one.clients!.endpoints.live.p50)}, p99 ${ratio(two.clients!.endpoints.live.p99, one.clients!.endpoints.live.p99)}; CPU per request ${ratio(cpuPerRequest(two), cpuPerRequest(one))}; the API's statements ${ratio(statementsOf(two), statementsOf(one))}
+         C / B (${(LARGE / SMALL).toFixed(0)}x the clients): requests ${ratio(requestsPerS(many), requestsPerS(two))}; the API's statements ${ratio(statementsOf(many), statementsOf(two))}; live p50 ${ratio(many.clients!.endpoints.live.p50, two.clients!.endpoints.live.p50)}, p99 ${ratio(many.clients!.endpoints.live.p99, two.clients!.endpoints.live.p99)}; CPU per request ${ratio(cpuPerRequest(many), cpuPerRequest(two))}
+logs     ${logs.map((l, i) => `${instances[i]!.name}: ${l}`).join("; ")}`);
+}
+
+const ENDPOINTS: readonly Endpoint[] = ["live", "insights", "track"];
+
+/** One `race-api serve` process with its probe, asked one snapshot at a time. */
+class Instance {
+  private pending: Array<(snapshot: InstanceSnapshot) => void> = [];
+  private exited: Promise<void>;
+
+  private constructor(
+    readonly name: string,
+    readonly url: string,
+    private readonly child: ChildProcess,
+    private readonly logFile: string,
+  ) {
+    child.on("message", (message) => this.pending.shift()?.(message as InstanceSnapshot));
+    this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
+  }
+
+  static async start(name: string, databaseUrl: string, redisUrl: string): Promise<Instance> {
+    const [port, grpcPort] = [await freePort(), await freePort()];
+    const logFile = `${os.tmpdir()}/race-api-bench-load-${process.pid}-${name}.log`;
+    const log = openSync(logFile, "w");
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      [ROLE_VARIABLE]: "instance",
+      DATABASE_URL: databaseUrl,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      GRPC_PORT: String(grpcPort),
+      // Shared by both: a token either one issues is valid on the other.
+      PUBLIC_BASE_URL: "http://127.0.0.1",
+      REDIS_URL: redisUrl,
+      LOG_LEVEL,
+    };
+    for (const variable of ["INSIGHTS_MODEL_URL", "INSIGHTS_MODEL", "INSIGHTS_MODEL_API_KEY", "DATABASE_READ_URL", "TRUST_PROXY"]) delete env[variable];
+    const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ["--import", "tsx"], stdio: ["ignore", log, log, "ipc"] });
+    closeSync(log);
+    const instance = new Instance(name, `http://127.0.0.1:${port}`, child, logFile);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`instance ${name} exited (${child.exitCode}); see ${logFile}`);
+      const ready = await fetch(`${instance.url}/readyz`).then((r) => r.status === 200, () => false);
+      if (ready) return instance;
+      if (Date.now() > deadline) {
+        await instance.stop();
+        throw new Error(`instance ${name} not ready within 30 s; see ${logFile}`);
+      }
+      await sleep(100);
+    }
+  }
+
+  snapshot(resetPeaks: boolean): Promise<InstanceSnapshot> {
+    return new Promise((resolve) => {
+      this.pending.push(resolve);
+      this.child.send({ type: "snapshot", resetPeaks } satisfies ToInstance);
+    });
+  }
+
+  /** SIGTERM, as a deployment stops it; SIGKILL after 10 s. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill("SIGTERM");
+    const killed = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    await this.exited;
+    clearTimeout(killed);
+  }
+
+  /** Warnings and errors in the instance's log (pino levels 40+), then the log is removed. */
+  async logProblems(): Promise<string> {
+    let lines = 0;
+    const problems = new Map<string, number>();
+    for await (const line of createInterface({ input: createReadStream(this.logFile) })) {
+      lines++;
+      let entry: { level?: number; msg?: string };
+      try {
+        entry = JSON.parse(line) as { level?: number; msg?: string };
+      } catch {
+        problems.set(line.slice(0, 120), (problems.get(line.slice(0, 120)) ?? 0) + 1);
+        continue;
+      }
+      if ((entry.level ?? 0) >= 40) problems.set(`${entry.level} ${entry.msg}`, (problems.get(`${entry.level} ${entry.msg}`) ?? 0) + 1);
+    }
+    if (problems.size > 0) return `${lines} lines, ${[...problems].map(([m, n]) => `${n} x "${m}"`).join(", ")} (kept in ${this.logFile})`;
+    rmSync(this.logFile, { force: true });
+    return `${lines} lines, no warnings or errors`;
+  }
+}
+
+/** The client process, asked one phase at a time. */
+class ClientProcess {
+  private readonly child: ChildProcess;
+  private listener: ((message: FromClients) => void) | null = null;
+  private failed: ((error: Error) => void) | null = null;
+
+  constructor() {
+    this.child = fork(fileURLToPath(import.meta.url), [], {
+      env: { ...process.env, [ROLE_VARIABLE]: "clients" },
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    this.child.on("message", (message) => this.listener?.(message as FromClients));
+    this.child.once("exit", (code) => this.failed?.(new Error(`the client process exited (${code}) during a phase`)));
+  }
+
+  run(plan: Plan, onWindow: (edge: "window-start" | "window-end") => void): Promise<PhaseResult> {
+    return new Promise((resolve, reject) => {
+      this.failed = reject;
+      this.listener = (message) => {
+        if (message.type === "result") {
+          this.listener = null;
+          this.failed = null;
+          resolve(message);
+        } else onWindow(message.type);
+      };
+      this.child.send({ type: "run", plan } satisfies ToClients);
+    });
+  }
+
+  end(): void {
+    if (this.child.connected) this.child.disconnect();
+  }
+}
+
+// ===================================================================================
+// An API instance: `race-api serve` with a probe.
+// ===================================================================================
+
+async function runInstance(): Promise<void> {
+  let statements = 0;
+  let selects = 0;
+  const count = (message: unknown) => {
+    statements++;
+    const query = (message as { query?: unknown }).query;
+    // The live read's unions start with a parenthesis.
+    if (typeof query === "string" && /^[\s(]*(select|with)\b/i.test(query)) selects++;
+  };
+  diagnostics.subscribe("tracing:mysql2:query:start", count);
+  diagnostics.subscribe("tracing:mysql2:execute:start", count);
+  let peakRss = 0;
+  let peakHeap = 0;
+  const sample = () => {
+    const memory = process.memoryUsage();
+    peakRss = Math.max(peakRss, memory.rss);
+    peakHeap = Math.max(peakHeap, memory.heapUsed);
+    return memory;
+  };
+  setInterval(sample, 100).unref();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  process.on("message", (message: ToInstance) => {
+    const memory = sample();
+    const cpu = process.cpuUsage();
+    process.send?.({
+      type: "snapshot",
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      statements,
+      selects,
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      peakRss,
+      peakHeap,
+      loopP99Ms: loop.percentile(99) / 1e6,
+    } satisfies InstanceSnapshot);
+    if (message.resetPeaks) {
+      peakRss = 0;
+      peakHeap = 0;
+      loop.reset();
+    }
+  });
+  const { main } = await import("../src/cli.js");
+  process.exitCode = await main(["serve"]);
+  if (process.connected) process.disconnect();
+}
+
+// ===================================================================================
+// The client process: every overlay of a phase.
+// ===================================================================================
+
+class EndpointStats {
+  readonly latencies: number[] = [];
+  readonly statuses: Record<string, number> = {};
+  readonly failures: Record<string, number> = {};
+  bytes = 0;
+  skipped = 0;
+
+  result(): EndpointResult {
+    const sorted = Float64Array.from(this.latencies).sort();
+    return {
+      requests: this.latencies.length,
+      statuses: this.statuses,
+      failures: this.failures,
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: sorted.length ? sorted[sorted.length - 1]! : NaN,
+      bytes: this.bytes,
+      skipped: this.skipped,
+    };
+  }
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer | null;
+}
+
+interface PageInfo {
+  nextSince: string | null;
+  untilMs: number;
+  dataAsOfMs: number;
+}
+
+/** One phase of the load: the overlays, their schedules and what they saw. */
+class PhaseRun {
+  readonly stats: Record<Endpoint, EndpointStats> = { live: new EndpointStats(), insights: new EndpointStats(), track: new EndpointStats() };
+  readonly windowStart: number;
+  readonly windowEnd: number;
+  readonly random: () => number;
+  stopped = false;
+  inFlight = 0;
+  trackCatchUps = 0;
+  trackPagesKept = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(readonly plan: Plan) {
+    const t0 = performance.now();
+    this.windowStart = t0 + plan.rampMs;
+    this.windowEnd = this.windowStart + plan.windowMs;
+    this.random = mulberry32(plan.seed);
+  }
+
+  inWindow(at: number): boolean {
+    return at >= this.windowStart && at < this.windowEnd;
+  }
+
+  /** Runs `task` at `at` (performance.now() time) unless the phase is over by then. */
+  at(at: number, task: () => void): void {
+    if (at >= this.windowEnd) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.stopped) task();
+    }, Math.max(0, at - performance.now()));
+    this.timers.add(timer);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** One GET, recorded under `endpoint` when it started in the window; null on a transport failure. */
+  async get(endpoint: Endpoint, agent: http.Agent, url: string, headers: Record<string, string>, keepBody: boolean): Promise<Answer | null> {
+    const started = performance.now();
+    const stats = this.stats[endpoint];
+    const counted = this.inWindow(started);
+    this.inFlight++;
+    try {
+      const answer = await get(agent, url, headers, keepBody);
+      if (counted) {
+        stats.latencies.push(answer.elapsedMs);
+        stats.statuses[answer.status] = (stats.statuses[answer.status] ?? 0) + 1;
+        stats.bytes += answer.bytes;
+      }
+      return answer;
+    } catch (error) {
+      if (counted) {
+        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        stats.latencies.push(performance.now() - started);
+        stats.failures[code] = (stats.failures[code] ?? 0) + 1;
+      }
+      return null;
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+class Overlay {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_OVERLAY });
+  private readonly etags = new Map<string, string>();
+  /** Immutable track pages held, by URL, as a browser cache keeps them. */
+  private readonly keptPages = new Map<string, PageInfo>();
+  private readonly race: RacePlan;
+  private readonly base: string;
+  private readonly authorization: string;
+  private readonly language: string;
+  private liveBusy = false;
+  private insightsBusy = false;
+  private trackBusy = false;
+
+  constructor(
+    private readonly run: PhaseRun,
+    index: number,
+  ) {
+    const { plan } = run;
+    // Spread evenly: race by index, then instance, then token.
+    this.race = plan.races[index % plan.races.length]!;
+    const rest = Math.floor(index / plan.races.length);
+    this.base = plan.targets[rest % plan.targets.length]!;
+    this.authorization = `Bearer ${this.race.tokens[Math.floor(rest / plan.targets.length) % this.race.tokens.length]}`;
+    let draw = run.random();
+    this.language = LANGUAGES.find(([, share]) => (draw -= share) < 0)?.[0] ?? "en";
+  }
+
+  start(): void {
+    const t0 = performance.now();
+    this.every(t0 + this.run.random() * LIVE_EVERY_MS, LIVE_EVERY_MS, () => this.poll("live"));
+    // In a steady state an overlay holds the insights' ETag of its last poll (up to 15 s
+    // ago): it fetches them once while the phase ramps up, then polls on its schedule.
+    this.run.at(t0 + this.run.random() * (this.run.plan.rampMs / 2), () => this.poll("insights"));
+    this.every(t0 + this.run.random() * INSIGHTS_EVERY_MS, INSIGHTS_EVERY_MS, () => this.poll("insights"));
+    this.nextTrack(t0);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /** A fixed schedule from `first`, every `periodMs`, whatever the answers. */
+  private every(first: number, periodMs: number, task: () => void): void {
+    const tick = (k: number) =>
+      this.run.at(first + k * periodMs, () => {
+        task();
+        tick(k + 1);
+      });
+    tick(0);
+  }
+
+  private poll(endpoint: "live" | "insights"): void {
+    const busy = endpoint === "live" ? this.liveBusy : this.insightsBusy;
+    if (busy) {
+      if (this.run.inWindow(performance.now())) this.run.stats[endpoint].skipped++;
+      return;
+    }
+    const url = endpoint === "live" ? `${this.base}/api/v1/races/${this.race.raceId}/live` : `${this.base}/api/v1/races/${this.race.raceId}/live/insights?lang=${this.language}`;
+    const headers: Record<string, string> = { authorization: this.authorization, "accept-encoding": "br, gzip" };
+    const etag = this.etags.get(url);
+    if (etag) headers["if-none-match"] = etag;
+    this.setBusy(endpoint, true);
+    void this.run.get(endpoint, this.agent, url, headers, false).then((answer) => {
+      this.setBusy(endpoint, false);
+      const tag = answer?.headers.etag;
+      if (answer?.status === 200 && typeof tag === "string") this.etags.set(url, tag);
+    });
+  }
+
+  private setBusy(endpoint: "live" | "insights", busy: boolean): void {
+    if (endpoint === "live") this.liveBusy = busy;
+    else this.insightsBusy = busy;
+  }
+
+  /** The next catch-up after an exponential wait (a Poisson process per overlay). */
+  private nextTrack(from: number): void {
+    const wait = -Math.log(1 - this.run.random()) * this.run.plan.trackEveryMs;
+    this.run.at(from + wait, () => void this.catchUp());
+  }
+
+  /** Pages one start group's track from its capture start, following nextSince, up to the cut-off. */
+  private async catchUp(): Promise<void> {
+    if (!this.trackBusy) {
+      this.trackBusy = true;
+      if (this.run.inWindow(performance.now())) this.run.trackCatchUps++;
+      const group = this.race.groups[Math.floor(this.run.random() * this.race.groups.length)]!;
+      let since = new Date(group.captureFromMs).toISOString();
+      for (let page = 0; page < 40 && !this.run.stopped; page++) {
+        const url = `${this.base}/api/v1/races/${this.race.raceId}/track?startGroupId=${group.id}&since=${encodeURIComponent(since)}`;
+        let info = this.keptPages.get(url);
+        if (info) {
+          if (this.run.inWindow(performance.now())) this.run.trackPagesKept++;
+        } else {
+          const answer = await this.run.get("track", this.agent, url, { authorization: this.authorization, "accept-encoding": "br, gzip" }, true);
+          if (answer?.status !== 200) break;
+          info = await pageInfo(answer);
+          if (String(answer.headers["cache-control"]).includes("immutable")) this.keptPages.set(url, info);
+        }
+        if (info.nextSince === null || info.untilMs >= info.dataAsOfMs) break;
+        since = info.nextSince;
+      }
+      this.trackBusy = false;
+    }
+    this.nextTrack(performance.now());
+  }
+}
+
+const inflate: Record<string, (buffer: Buffer) => Promise<Buffer>> = { br: promisify(zlib.brotliDecompress), gzip: promisify(zlib.gunzip) };
+
+async function pageInfo(answer: Answer): Promise<PageInfo> {
+  const encoding = String(answer.headers["content-encoding"] ?? "identity");
+  const body = inflate[encoding] ? await inflate[encoding](answer.body!) : answer.body!;
+  const page = JSON.parse(body.toString("utf8")) as { until: string; nextSince?: string | null };
+  return { nextSince: page.nextSince ?? null, untilMs: Date.parse(page.until), dataAsOfMs: Date.parse(String(answer.headers["x-data-as-of"])) };
+}
+
+function get(agent: http.Agent, url: string, headers: Record<string, string>, keepBody: boolean): Promise<Answer & { bytes: number; elapsedMs: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (keepBody) chunks.push(chunk);
+      });
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: keepBody ? Buffer.concat(chunks) : null, bytes, elapsedMs: performance.now() - started }),
+      );
+      response.on("error", reject);
+    });
+    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
+    request.on("error", reject);
+  });
+}
+
+function runClients(): void {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const send = (message: FromClients) => process.send?.(message);
+
+  const runPhase = async (plan: Plan): Promise<PhaseResult> => {
+    const run = new PhaseRun(plan);
+    const overlays = Array.from({ length: plan.clients }, (_, i) => new Overlay(run, i));
+    for (const overlay of overlays) overlay.start();
+    let cpuAtStart = process.cpuUsage();
+    await sleep(run.windowStart - performance.now());
+    cpuAtStart = process.cpuUsage();
+    loop.reset();
+    send({ type: "window-start" });
+    await sleep(run.windowEnd - performance.now());
+    const cpu = process.cpuUsage(cpuAtStart);
+    const loopP99Ms = loop.percentile(99) / 1e6;
+    send({ type: "window-end" });
+    const windowMs = performance.now() - run.windowStart;
+    run.stop();
+    const deadline = performance.now() + DRAIN_MS;
+    while (run.inFlight > 0 && performance.now() < deadline) await sleep(20);
+    for (const overlay of overlays) overlay.close();
+    const endpoints = { live: run.stats.live.result(), insights: run.stats.insights.result(), track: run.stats.track.result() };
+    const all = Float64Array.from([...run.stats.live.latencies, ...run.stats.insights.latencies, ...run.stats.track.latencies]).sort();
+    return {
+      type: "result",
+      endpoints,
+      all: { p50: percentile(all, 50), p99: percentile(all, 99) },
+      windowMs,
+      trackCatchUps: run.trackCatchUps,
+      trackPagesKept: run.trackPagesKept,
+      loopP99Ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      unfinished: run.inFlight,
+    };
+  };
+
+  process.on("message", (message: ToClients) => {
+    if (message.type === "run") void runPhase(message.plan).then(send);
+  });
+  process.once("disconnect", () => process.exit(0));
+}
+
+// --- helpers ---
+
+/** Clock ticks per second of /proc/PID/stat's CPU times. */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a process, in clock ticks; null when it cannot be read. */
+function cpuTicks(pid: number | null): number | null {
+  if (pid === null) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/** Busy clock ticks of all cores (everything but idle and iowait); null when /proc/stat cannot be read. */
+function machineBusyTicks(): number | null {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return fields.reduce((x, y) => x + y, 0) - fields[3]! - fields[4]!;
+  } catch {
+    return null;
+  }
+}
+
+/** The database server's process (its pid file, or the only mariadbd/mysqld running), for its CPU time. */
+async function serverPid(pool: Pool): Promise<number | null> {
+  try {
+    const [[row]] = await pool.query<RowDataPacket[]>("SELECT @@pid_file AS f");
+    const pid = Number(readFileSync(String(row?.f), "utf8").trim());
+    if (pid > 0 && cpuTicks(pid) !== null) return pid;
+  } catch {
+    // not readable: look for it
+  }
+  return findProcess((cmdline) => /(^|\/)(mariadbd|mysqld)(\s|$)/.test(cmdline), true);
+}
+
+/** The pid of the one process whose command line matches (null if none or, with `only`, several). */
+function findProcess(matches: (cmdline: string) => boolean, only = false): number | null {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (matches(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").trim())) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found.length === 1 || (!only && found.length > 0) ? found[0]! : null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** Fails early when the soft limit on open files cannot hold the sockets. */
+function checkOpenFileLimit(needed: number): void {
+  let limits: string;
+  try {
+    limits = readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return; // not Linux: let the sockets tell
+  }
+  const soft = /^Max open files\s+(\d+|unlimited)/m.exec(limits)?.[1];
+  if (soft && soft !== "unlimited" && Number(soft) < needed) {
+    throw new Error(`the open-file limit is ${soft}, and ${needed} are needed: raise it (ulimit -n ${needed}) or lower CLIENTS`);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+/** Nearest-rank percentile of sorted values; NaN for none. */
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** A small seeded generator: the same phase draws the same schedules. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Last, so the classes and functions above are initialised when it runs.
+const role = process.env[ROLE_VARIABLE];
+if (role === "instance") await runInstance();
+else if (role === "clients") runClients();
+else await runBench();
