@@ -49,7 +49,6 @@ import { randomBytes } from "node:crypto";
 import diagnostics from "node:diagnostics_channel";
 import { closeSync, createReadStream, openSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import http from "node:http";
-import { createServer } from "node:net";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createInterface } from "node:readline";
@@ -66,6 +65,8 @@ import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
 import { ensureRedisServer, type RedisServer } from "../test/support/redis.js";
+import { freePort } from "../test/support/ports.js";
+import { checkOpenFileLimit } from "./open-files.js";
 
 const ROLE_VARIABLE = "LOAD_ROLE";
 const WINDOW_SECONDS = Number(process.env.WINDOW_SECONDS ?? 20);
@@ -167,7 +168,7 @@ interface InstanceSnapshot {
 // ===================================================================================
 
 async function runBench(): Promise<void> {
-  checkOpenFileLimit(LARGE * SOCKETS_PER_OVERLAY + 500);
+  checkOpenFileLimit(LARGE * SOCKETS_PER_OVERLAY + 500, "CLIENTS");
   const loadBefore = os.loadavg();
   const dbServer = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
   const url = withDatabase(dbServer, `race_api_bench_${randomBytes(4).toString("hex")}`);
@@ -970,31 +971,6 @@ function findProcess(matches: (cmdline: string) => boolean, only = false): numbe
     }
   }
   return found.length === 1 || (!only && found.length > 0) ? found[0]! : null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-/** Fails early when the soft limit on open files cannot hold the sockets. */
-function checkOpenFileLimit(needed: number): void {
-  let limits: string;
-  try {
-    limits = readFileSync("/proc/self/limits", "utf8");
-  } catch {
-    return; // not Linux: let the sockets tell
-  }
-  const soft = /^Max open files\s+(\d+|unlimited)/m.exec(limits)?.[1];
-  if (soft && soft !== "unlimited" && Number(soft) < needed) {
-    throw new Error(`the open-file limit is ${soft}, and ${needed} are needed: raise it (ulimit -n ${needed}) or lower CLIENTS`);
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -18,7 +18,6 @@
 
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -34,6 +33,7 @@ import { createDatabase, dropDatabase } from "../src/store/database.js";
 import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
+import { checkOpenFileLimit } from "./open-files.js";
 
 const ROLE_VARIABLE = "SSE_FANOUT_ROLE";
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 2000);
@@ -94,7 +94,7 @@ type FromClients = Opened | Report | Polled | { type: "closed" };
 async function runBench(): Promise<void> {
   const gc = globalThis.gc;
   if (!gc) throw new Error("run with node --expose-gc (npm run bench:streams does): memory is read after a full collection");
-  checkOpenFileLimit(SUBSCRIBERS + 500);
+  checkOpenFileLimit(SUBSCRIBERS + 500, "SUBSCRIBERS");
 
   // --- set-up: a fresh database with a race of 2 x 30 boats, 20 minutes after its gun ---
   const dbServer = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
@@ -331,20 +331,6 @@ class ClientProcess {
 
   end(): void {
     this.child.disconnect();
-  }
-}
-
-/** Fails early when the soft limit on open files cannot hold the sockets (the child inherits it). */
-function checkOpenFileLimit(needed: number): void {
-  let limits: string;
-  try {
-    limits = readFileSync("/proc/self/limits", "utf8");
-  } catch {
-    return; // not Linux: let the sockets tell
-  }
-  const soft = /^Max open files\s+(\d+|unlimited)/m.exec(limits)?.[1];
-  if (soft && soft !== "unlimited" && Number(soft) < needed) {
-    throw new Error(`the open-file limit is ${soft}, and ${needed} are needed: raise it (ulimit -n ${needed}) or lower SUBSCRIBERS`);
   }
 }
 

@@ -14,6 +14,7 @@ import { rotateSecret, setDisabled, setExpiry, setScopes } from "../../src/store
 import { useFreshDatabase } from "../support/database.js";
 import { grpcClient, unary } from "../support/grpc.js";
 import { ALL_SCOPES, bearer, CLUB, connectCall, connectError, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
+import { within } from "../support/load.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
 
 const db = useFreshDatabase();
@@ -78,19 +79,6 @@ async function tokenSignedWith(key: Parameters<SignJWT["sign"]>[0], kid: string,
     .setExpirationTime(changes.expiresAt ?? now + 3600)
     .setJti(crypto.randomUUID())
     .sign(key);
-}
-
-/** Polls until `check` passes; client changes must bite within 5 s. */
-async function within(ms: number, check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 }
 
 describe("a data call", () => {

@@ -8,12 +8,12 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { stopProcess } from "./process.js";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import mysql, { type RowDataPacket } from "mysql2/promise";
 import { ensureLocalServer } from "../../src/store/local-server.js";
+import { freePort } from "./ports.js";
 
 const run = promisify(execFile);
 
@@ -223,17 +223,6 @@ async function answers(socket: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 function tail(file: string): string {

@@ -3,10 +3,11 @@
 // so a test may stop and restart it ("Redis goes down") without disturbing anyone else.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, connect as tcpConnect } from "node:net";
+import { connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { ensureDebianBinary } from "../../src/debian-packages.js";
 import { stopProcess } from "./process.js";
+import { freePort } from "./ports.js";
 
 const HOST = "127.0.0.1";
 
@@ -95,17 +96,6 @@ async function startRedis(binary: string, port: number): Promise<ChildProcess> {
 // Debian's package, or one a hand-made install put under /usr/local.
 function installedRedisServer(log: (message: string) => void): Promise<string> {
   return ensureDebianBinary({ package: "redis-server", binary: "/usr/bin/redis-server", alsoAt: ["/usr/local/bin/redis-server"] }, log);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, HOST, () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 /** True when a Redis on `port` answers PING with PONG. */
