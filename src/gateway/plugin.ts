@@ -1,12 +1,12 @@
 // The public REST API under /api/v1: a table of paths onto the same service
 // implementations the Connect and gRPC listeners serve. The gateway translates and
-// decides nothing: path and query become a request message, the response message
-// becomes the spec's JSON, a ConnectError becomes problem+json, and the validators
-// (ETag, 304) are computed from the bytes it sends.
+// decides nothing: path and query (checked by each route's schema) become a request
+// message, the response message becomes the spec's JSON, a stream's messages become
+// Server-Sent Events, a ConnectError becomes problem+json, and the validators (ETag,
+// 304) are computed from the bytes it sends.
 
-import { ConnectError } from "@connectrpc/connect";
-import type { HandlerContext } from "@connectrpc/connect";
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
@@ -54,19 +54,8 @@ export function gateway(deps: GatewayDeps) {
       return sendEncoded(request, reply, encoded, { "cache-control": OPENAPI_CACHE_CONTROL });
     });
 
-    for (const route of REST_ROUTES) {
-      api.get(route.path, {
-        schema: route.schema,
-        ...(route.normalizeQuery ? { preValidation: async (request: FastifyRequest) => route.normalizeQuery!(request.query as Query) } : {}),
-      }, (request, reply) => serve(deps, route, request, reply));
-    }
-
-    for (const route of STREAM_ROUTES) {
-      api.get(route.path, {
-        schema: route.schema,
-        ...(route.normalizeQuery ? { preValidation: async (request: FastifyRequest) => route.normalizeQuery!(request.query as Query) } : {}),
-      }, (request, reply) => serveStream(deps, route, request, reply));
-    }
+    for (const route of REST_ROUTES) api.get(route.path, routeOptions(route), (request, reply) => serve(deps, route, request, reply));
+    for (const route of STREAM_ROUTES) api.get(route.path, routeOptions(route), (request, reply) => serveStream(deps, route, request, reply));
 
     api.setNotFoundHandler((request, reply) => {
       const trace = traceIdFrom(request.headers.traceparent);
@@ -83,6 +72,12 @@ export function gateway(deps: GatewayDeps) {
       return sendProblem(reply, deps.errorsUrl, { code: "INTERNAL_ERROR", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
     });
   };
+}
+
+/** The route's schema, and its query adjustment before the schema validates. */
+function routeOptions(route: { schema: FastifySchema; normalizeQuery?: (query: Query) => void }) {
+  const normalize = route.normalizeQuery;
+  return { schema: route.schema, ...(normalize ? { preValidation: async (request: FastifyRequest) => normalize(request.query as Query) } : {}) };
 }
 
 async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

@@ -8,11 +8,10 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Caller } from "../auth/guard.js";
 import { ApiError, TRACE_ID_HEADER } from "../errors/api-error.js";
-import { rateLimitHeaders } from "../limits/rate-limits.js";
 import { callPolicy } from "./call-policies.js";
-import { callerAddress, traceId } from "./context.js";
+import { traceId } from "./context.js";
 import { SubscriptionStalled, type FeedEvent, type Subscription } from "./feeds.js";
-import { rpcError, type GuardedDeps } from "./guarded.js";
+import { admit, authorize, rpcError, type GuardedDeps } from "./guarded.js";
 
 /** How often an open stream runs the guard again. */
 const RECHECK_MS = 1000;
@@ -75,15 +74,10 @@ export function guardedStream<I, T, O>(
   return async function* (request, context) {
     const trace = context.values.get(traceId);
     context.responseHeader.set(TRACE_ID_HEADER, trace);
-    const authorize = () => deps.guard.authorize(context.requestHeader.get("authorization"), context.values.get(callerAddress), policy.scope);
     let subscription: Subscription<T>;
     let release: () => void;
     try {
-      const caller = await authorize();
-      const limit = await deps.limits.consume(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
-      const headers = rateLimitHeaders(limit);
-      if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
-      for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
+      const caller = await admit(deps, policy, context);
       release = deps.streams.take(caller.clientId);
       try {
         subscription = await open(request, caller, context);
@@ -97,7 +91,7 @@ export function guardedStream<I, T, O>(
 
     const untrack = deps.streams.track(subscription as Subscription<unknown>);
     const recheckTimer = setInterval(() => {
-      authorize()
+      authorize(deps, policy, context)
         .then((caller) => recheck(request, caller))
         .catch((error: unknown) => {
           // Only the caller's own refusals end the stream; a database hiccup does not.
@@ -106,6 +100,7 @@ export function guardedStream<I, T, O>(
     }, RECHECK_MS);
     const onAbort = () => subscription.end();
     context.signal.addEventListener("abort", onAbort);
+    if (context.signal.aborted) onAbort();
     try {
       for await (const event of subscription) yield message(event);
     } catch (error) {

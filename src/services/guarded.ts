@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
 import { ApiError, TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
 import { rateLimitHeaders, type RateLimits } from "../limits/rate-limits.js";
-import { callPolicy } from "./call-policies.js";
+import { callPolicy, type CallPolicy } from "./call-policies.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { callerAddress, traceId } from "./context.js";
 
@@ -29,16 +29,26 @@ export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: Gu
     const trace = context.values.get(traceId);
     context.responseHeader.set(TRACE_ID_HEADER, trace);
     try {
-      const caller = await deps.guard.authorize(context.requestHeader.get("authorization"), context.values.get(callerAddress), policy.scope);
-      const limit = await deps.limits.consume(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
-      const headers = rateLimitHeaders(limit);
-      if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
-      for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
-      return await handler(request, caller, context);
+      return await handler(request, await admit(deps, policy, context), context);
     } catch (error) {
       throw rpcError(error, trace, deps.logger, context);
     }
   };
+}
+
+/** The guard, then one call against the client's bucket, whose standing goes into the response headers. */
+export async function admit(deps: GuardedDeps, policy: CallPolicy, context: HandlerContext): Promise<Caller> {
+  const caller = await authorize(deps, policy, context);
+  const limit = await deps.limits.consume(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
+  const headers = rateLimitHeaders(limit);
+  if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
+  for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
+  return caller;
+}
+
+/** The guard alone: who calls, and whether they may make this call now. */
+export function authorize(deps: GuardedDeps, policy: CallPolicy, context: HandlerContext): Promise<Caller> {
+  return deps.guard.authorize(context.requestHeader.get("authorization"), context.values.get(callerAddress), policy.scope);
 }
 
 /** The one error path: what a data call (unary or stream) answers for `error`. */
