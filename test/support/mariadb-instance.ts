@@ -6,7 +6,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { stopProcess } from "./process.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,8 +56,12 @@ export async function startMariaDbInstance(options: MariaDbOptions = {}): Promis
   if (!existsSync(MARIADBD)) await ensureLocalServer(); // installs Debian's mariadb-server
   const asRoot = process.getuid?.() === 0;
   const dir = await mkdtemp(join(tmpdir(), "race-api-mariadb-"));
+  // Its own temporary directory: servers bootstrapping side by side in a shared /tmp
+  // have been seen to lose each other's temporary tables.
+  const tmp = join(dir, "tmp");
+  await mkdir(tmp);
   // mariadbd drops to the mysql user when started as root; that user must own its files.
-  if (asRoot) await run("chown", ["mysql:mysql", dir]);
+  if (asRoot) await run("chown", ["mysql:mysql", dir, tmp]);
   const dataDir = join(dir, "data");
   const socket = join(dir, "mysqld.sock");
   const logFile = join(dir, "mariadbd.log");
@@ -70,7 +74,7 @@ export async function startMariaDbInstance(options: MariaDbOptions = {}): Promis
   ];
   // "normal" gives root@localhost an empty password; it is reachable only through the
   // socket in our private directory once the TCP root accounts are dropped below.
-  await run("mariadb-install-db", ["--no-defaults", `--datadir=${dataDir}`, ...userOption, "--auth-root-authentication-method=normal", "--skip-test-db", ...SERVER_OPTIONS]);
+  await run("mariadb-install-db", ["--no-defaults", `--datadir=${dataDir}`, `--tmpdir=${tmp}`, ...userOption, "--auth-root-authentication-method=normal", "--skip-test-db", ...SERVER_OPTIONS]);
   const port = await freePort();
   const password = randomBytes(12).toString("hex");
 
@@ -84,7 +88,7 @@ export async function startMariaDbInstance(options: MariaDbOptions = {}): Promis
     const log = openSync(logFile, "a");
     const child = spawn(
       MARIADBD,
-      ["--no-defaults", `--datadir=${dataDir}`, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`, `--pid-file=${join(dir, "mariadbd.pid")}`, ...userOption, ...serverOptions],
+      ["--no-defaults", `--datadir=${dataDir}`, `--tmpdir=${tmp}`, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`, `--pid-file=${join(dir, "mariadbd.pid")}`, ...userOption, ...serverOptions],
       { stdio: ["ignore", log, log] },
     );
     closeSync(log);
