@@ -67,6 +67,7 @@ import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
 import { ensureRedisServer, type RedisServer } from "../test/support/redis.js";
 import { freePort } from "../test/support/ports.js";
 import { checkOpenFileLimit } from "./open-files.js";
+import { fetchToken } from "./token.js";
 
 const ROLE_VARIABLE = "LOAD_ROLE";
 const WINDOW_SECONDS = Number(process.env.WINDOW_SECONDS ?? 20);
@@ -287,13 +288,7 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   for (const [r, race] of races.entries()) {
     const tokens: string[] = [];
     for (const client of race.clients) {
-      const response = await fetch(`${a!.url}/api/v1/oauth/token`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}`,
-      });
-      if (response.status !== 200) throw new Error(`token for ${client.clientId}: ${response.status} ${await response.text()}`);
-      tokens.push(((await response.json()) as { access_token: string }).access_token);
+      tokens.push(await fetchToken(a!.url, client.clientId, client.clientSecret));
     }
     const groups = race.events[0]!.races[0]!.startGroups.map((g) => ({ id: g.id, captureFromMs: Date.parse(g.startTimeUtc!) - 5 * 60_000 }));
     racePlans.push({ raceId: race.events[0]!.races[0]!.id, tokens, groups });

@@ -29,6 +29,7 @@ import { createDatabase, dropDatabase } from "../src/store/database.js";
 import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
+import { fetchToken } from "./token.js";
 
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -66,12 +67,7 @@ const phasePeaks: string[] = [];
 /** Notes the peak so far under `phase`'s name. */
 const notePeak = (phase: string) => phasePeaks.push(`${phase} ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
 
-const tokenResponse = await fetch(`${api.httpUrl}/api/v1/oauth/token`, {
-  method: "POST",
-  headers: { "content-type": "application/x-www-form-urlencoded" },
-  body: "grant_type=client_credentials&client_id=bench&client_secret=bench-secret-123",
-});
-const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+const token = await fetchToken(api.httpUrl, "bench", "bench-secret-123");
 const auth = `Bearer ${token}`;
 const liveUrl = `${api.httpUrl}/api/v1/races/${raceId}/live`;
 

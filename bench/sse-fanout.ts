@@ -34,6 +34,7 @@ import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
 import { checkOpenFileLimit } from "./open-files.js";
+import { fetchToken } from "./token.js";
 
 const ROLE_VARIABLE = "SSE_FANOUT_ROLE";
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 2000);
@@ -152,12 +153,7 @@ async function benchOn(url: string, gc: () => void): Promise<void> {
   const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
   const api = await startServer(config, runtime);
 
-  const tokenResponse = await fetch(`${api.httpUrl}/api/v1/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: "grant_type=client_credentials&client_id=bench&client_secret=bench-secret-123",
-  });
-  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+  const token = await fetchToken(api.httpUrl, "bench", "bench-secret-123");
   const authorization = `Bearer ${token}`;
   const liveUrl = `${api.httpUrl}/api/v1/races/${raceId}/live`;
   const streamUrl = `${liveUrl}/stream`;
