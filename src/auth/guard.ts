@@ -4,12 +4,10 @@
 // without a scope, like the scope list, needs only a valid token).
 
 import { ApiError } from "../errors/api-error.js";
+import { clubLimits, type DataBucket } from "../limits/policy.js";
 import type { ClientStates } from "./client-states.js";
 import { SCOPES, type Scope } from "./scopes.js";
 import type { Tokens } from "./tokens.js";
-
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
-export const DEFAULT_TRACKING_RATE_LIMIT_PER_MINUTE = 120;
 
 export interface Caller {
   clientId: string;
@@ -18,7 +16,7 @@ export interface Caller {
   /** Scopes the call may use: the token's scopes the client still holds, in SCOPES order. */
   scopes: Scope[];
   /** Requests per minute of the club's two buckets. */
-  limits: { general: number; tracking: number };
+  limits: Record<DataBucket, number>;
 }
 
 export class Guard {
@@ -51,10 +49,7 @@ export class Guard {
       clubId: state.clubId,
       clubUuid: state.clubUuid,
       scopes: granted,
-      limits: {
-        general: state.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-        tracking: state.trackingRateLimitPerMinute ?? DEFAULT_TRACKING_RATE_LIMIT_PER_MINUTE,
-      },
+      limits: clubLimits(state),
     };
   }
 }

@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import { ApiError } from "../errors/api-error.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
-import { rateLimitHeaders, type RateLimits } from "../limits/rate-limits.js";
+import { TOKEN_REQUESTS_PER_MINUTE, type TokenBucket } from "../limits/policy.js";
+import type { RateLimits } from "../limits/rate-limits.js";
 import { findClientState } from "../store/clients.js";
 import type { Pool } from "../store/pool.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
@@ -15,7 +16,6 @@ import { isScope } from "./scopes.js";
 import { hashSecret, verifySecret } from "./secrets.js";
 import type { Tokens } from "./tokens.js";
 
-export const TOKEN_REQUESTS_PER_MINUTE = 20;
 const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
 export interface TokenRequest {
@@ -74,9 +74,8 @@ export class TokenEndpoint {
     return { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" ") };
   }
 
-  private async countCall(bucket: "token-ip" | "token-client", key: string): Promise<void> {
-    const limit = await this.deps.limits.consume(bucket, key, TOKEN_REQUESTS_PER_MINUTE);
-    if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, rateLimitHeaders(limit));
+  private async countCall(bucket: TokenBucket, key: string): Promise<void> {
+    await this.deps.limits.charge(bucket, key, TOKEN_REQUESTS_PER_MINUTE);
   }
 
   private errorAnswer(error: unknown): TokenAnswer {

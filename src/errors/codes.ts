@@ -2,6 +2,8 @@
 // client should do, and (token endpoint) its RFC 6749 `error`. The RPC mapping,
 // problem+json, the token endpoint and the /docs/errors page all read this table.
 
+import { RATE_LIMITED_RETRY_AFTER_SECONDS } from "../limits/policy.js";
+
 export interface ErrorCodeSpec {
   status: 400 | 401 | 403 | 404 | 429 | 500 | 503;
   /** Names of `params` the code always carries. */
@@ -123,7 +125,7 @@ export const ERROR_CODES = {
   RATE_LIMIT_EXCEEDED: {
     status: 429,
     params: [],
-    retryAfterSeconds: 60,
+    retryAfterSeconds: RATE_LIMITED_RETRY_AFTER_SECONDS,
     when: "The client used up its requests for this minute in the bucket of this call (the RateLimit and RateLimit-Policy headers say which).",
     remedy: "Wait exactly Retry-After seconds (60), then retry.",
   },

@@ -6,7 +6,8 @@ import type { DescMethod, DescMethodUnary } from "@bufbuild/protobuf";
 import type { FastifySchema } from "fastify";
 // Brings the OpenAPI fields (summary, tags, security...) into FastifySchema.
 import type {} from "@fastify/swagger";
-import { callErrors, callPolicy, type Bucket } from "../services/call-policies.js";
+import type { DataBucket } from "../limits/policy.js";
+import { callErrors, callPolicy } from "../services/call-policies.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { ref, type JsonSchema } from "./json-schemas.js";
 import { PROBLEM_CONTENT_TYPE } from "./problem.js";
@@ -147,7 +148,7 @@ function problemResponse(description: string, codes: readonly ErrorCode[], heade
   return { description, headers, content: { [PROBLEM_CONTENT_TYPE]: { schema } } };
 }
 
-function bucketName(bucket: Bucket): string {
+function bucketName(bucket: DataBucket): string {
   return bucket === "tracking" ? "tracking (shared by the tracking:read endpoints)" : "general";
 }
 

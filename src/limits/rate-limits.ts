@@ -1,5 +1,5 @@
-// The rate-limit counters of the API: fixed one-minute windows per client in the
-// `tracking` and `general` buckets, and per client_id and caller IP on the token endpoint.
+// The rate-limit counters of the API: one count per bucket and key in fixed windows,
+// held against the limits of policy.ts.
 //
 // Counters live in memory, or in Redis when a URL is given so that every instance spends
 // one shared budget. When Redis fails (down, slow), each instance counts in its own memory
@@ -7,17 +7,8 @@
 
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from "rate-limiter-flexible";
-
-export type Bucket = "tracking" | "general" | "token-client" | "token-ip";
-
-export interface LimitResult {
-  bucket: Bucket;
-  limit: number;
-  remaining: number;
-  /** Seconds until the current window ends and the count starts again. */
-  resetSeconds: number;
-  allowed: boolean;
-}
+import { ApiError } from "../errors/api-error.js";
+import { BUCKETS, rateLimitHeaders, standing, WINDOW_SECONDS, type Bucket, type LimitResult } from "./policy.js";
 
 export interface RateLimitsOptions {
   redisUrl?: string | undefined;
@@ -30,14 +21,6 @@ export interface RateLimitsOptions {
   /** How long one Redis call may take before the count falls back to memory. */
   redisTimeoutMs?: number;
 }
-
-/** The spec's window: every limit is per minute. */
-const WINDOW_SECONDS = 60;
-
-/** A 429 always says `Retry-After: 60`: fixed by the spec, not computed from the window. */
-export const RETRY_AFTER_SECONDS = 60;
-
-const BUCKETS: readonly Bucket[] = ["tracking", "general", "token-client", "token-ip"];
 
 // Limits differ per club but counters are shared, so each bucket's limiter is a pure
 // counter (a budget nobody reaches) and `consume` compares the count with the caller's limit.
@@ -76,20 +59,22 @@ export class RateLimits {
     return new RateLimits(counters, windowSeconds, client, onRedisError);
   }
 
-  /** Counts one call of `key` in `bucket` and says whether it fits in `limit` per minute. */
+  /** Counts one call of `key` in `bucket` and says whether it fits in `limit` per minute (policy.ts). */
   async consume(bucket: Bucket, key: string, limit: number): Promise<LimitResult> {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
     const counted = await this.count(bucket, key);
-    // Counting goes on past the limit, so a client that keeps calling stays refused until
-    // the window ends: a fixed window, no burst beyond the stated rate.
-    const resetSeconds = Math.min(this.windowSeconds, Math.max(1, Math.ceil(counted.msBeforeNext / 1000)));
-    return {
-      bucket,
-      limit,
-      remaining: Math.max(0, limit - counted.consumedPoints),
-      resetSeconds,
-      allowed: counted.consumedPoints <= limit,
-    };
+    return standing(bucket, limit, counted.consumedPoints, counted.msBeforeNext, this.windowSeconds);
+  }
+
+  /**
+   * Counts one call and refuses it with RATE_LIMIT_EXCEEDED when it does not fit;
+   * either way the answer carries the bucket's RateLimit headers, which this returns.
+   */
+  async charge(bucket: Bucket, key: string, limit: number): Promise<Record<string, string>> {
+    const result = await this.consume(bucket, key, limit);
+    const headers = rateLimitHeaders(result);
+    if (!result.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
+    return headers;
   }
 
   /** Quits the Redis connection, if any. */
@@ -117,14 +102,6 @@ export class RateLimits {
     }
     return counter.memory.consume(key);
   }
-}
-
-/** The IETF draft headers (draft-ietf-httpapi-ratelimit-headers, structured fields) for a data answer. */
-export function rateLimitHeaders(result: LimitResult): Record<string, string> {
-  return {
-    "ratelimit-policy": `"${result.bucket}";q=${result.limit};w=${WINDOW_SECONDS}`,
-    "ratelimit": `"${result.bucket}";r=${result.remaining};t=${result.resetSeconds}`,
-  };
 }
 
 async function connect(url: string, timeoutMs: number, onRedisError: (error: unknown) => void): Promise<Redis> {

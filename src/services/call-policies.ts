@@ -1,5 +1,5 @@
 // Each data call's policy: the scope it needs, the rate-limit bucket it counts
-// against, and the errors it answers besides the guard's. The guard enforces this
+// against (limits/policy.ts), and the errors it answers besides the guard's. The guard enforces this
 // table and the OpenAPI document describes it, so the two cannot disagree.
 
 import type { DescMethod } from "@bufbuild/protobuf";
@@ -11,32 +11,34 @@ import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import type { Scope } from "../auth/scopes.js";
 import type { ErrorCode } from "../errors/codes.js";
-
-export type Bucket = "tracking" | "general";
+import { bucketOf, type DataBucket } from "../limits/policy.js";
 
 export interface CallPolicy {
   /** The scope the call needs; null: any valid token (the scope list). */
   scope: Scope | null;
-  /** tracking: the tracking:read endpoints; general: every other data call. */
-  bucket: Bucket;
+  /** The rate-limit bucket it counts against, as the rate-limit policy assigns it by scope. */
+  bucket: DataBucket;
   /** What the call itself may answer, after the guard let it through. */
   errors: readonly ErrorCode[];
 }
 
 const RACE_TRACKING: readonly ErrorCode[] = ["RACE_NOT_FOUND", "TRACKING_NOT_SHARED"];
 
-const POLICIES = new Map<DescMethod, CallPolicy>([
-  [EventService.method.listEvents, { scope: "events:read", bucket: "general", errors: ["API_PARAM_INVALID"] }],
-  [EventService.method.getEventLive, { scope: "events:read", bucket: "general", errors: ["EVENT_NOT_FOUND"] }],
-  [RaceLiveService.method.getRaceLive, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
-  [LiveInsightsService.method.getLiveInsights, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
-  [RaceLiveService.method.watchRaceLive, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
-  [LiveInsightsService.method.watchLiveInsights, { scope: "tracking:read", bucket: "tracking", errors: RACE_TRACKING }],
-  [TrackService.method.getTrackPage, { scope: "tracking:read", bucket: "tracking", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND"] }],
-  [ResultsService.method.getEventResults, { scope: "results:read", bucket: "general", errors: ["EVENT_NOT_FOUND"] }],
-  [ResultsService.method.getRaceResults, { scope: "results:read", bucket: "general", errors: ["RACE_NOT_FOUND"] }],
-  [ScopeService.method.listScopes, { scope: null, bucket: "general", errors: [] }],
-]);
+// The bucket is not a column: the rate-limit policy assigns it by the call's scope.
+const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
+  [EventService.method.listEvents, { scope: "events:read", errors: ["API_PARAM_INVALID"] }],
+  [EventService.method.getEventLive, { scope: "events:read", errors: ["EVENT_NOT_FOUND"] }],
+  [RaceLiveService.method.getRaceLive, { scope: "tracking:read", errors: RACE_TRACKING }],
+  [LiveInsightsService.method.getLiveInsights, { scope: "tracking:read", errors: RACE_TRACKING }],
+  [RaceLiveService.method.watchRaceLive, { scope: "tracking:read", errors: RACE_TRACKING }],
+  [LiveInsightsService.method.watchLiveInsights, { scope: "tracking:read", errors: RACE_TRACKING }],
+  [TrackService.method.getTrackPage, { scope: "tracking:read", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND"] }],
+  [ResultsService.method.getEventResults, { scope: "results:read", errors: ["EVENT_NOT_FOUND"] }],
+  [ResultsService.method.getRaceResults, { scope: "results:read", errors: ["RACE_NOT_FOUND"] }],
+  [ScopeService.method.listScopes, { scope: null, errors: [] }],
+];
+
+const POLICIES = new Map<DescMethod, CallPolicy>(TABLE.map(([method, policy]) => [method, { ...policy, bucket: bucketOf(policy.scope) }]));
 
 export function callPolicy(method: DescMethod): CallPolicy {
   const policy = POLICIES.get(method);

@@ -9,7 +9,7 @@ import { ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
 import { ApiError, TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
-import { rateLimitHeaders, type RateLimits } from "../limits/rate-limits.js";
+import type { RateLimits } from "../limits/rate-limits.js";
 import { callPolicy, type CallPolicy } from "./call-policies.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { callerAddress, traceId } from "./context.js";
@@ -39,9 +39,7 @@ export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: Gu
 /** The guard, then one call against the client's bucket, whose standing goes into the response headers. */
 export async function admit(deps: GuardedDeps, policy: CallPolicy, context: HandlerContext): Promise<Caller> {
   const caller = await authorize(deps, policy, context);
-  const limit = await deps.limits.consume(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
-  const headers = rateLimitHeaders(limit);
-  if (!limit.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
+  const headers = await deps.limits.charge(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
   for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
   return caller;
 }

@@ -1,0 +1,69 @@
+// The rate-limit policy of the API, every figure and rule of it: the buckets, their
+// per-minute defaults and the token endpoint's 20, which call counts against which
+// bucket, when a counted call is refused, and what the answer says about it (the
+// RateLimit headers, Retry-After). rate-limits.ts counts calls; everything else reads this.
+
+/** The data-call buckets: tracking for the tracking:read endpoints, general for every other data call. */
+export type DataBucket = "tracking" | "general";
+/** The token endpoint's two limits: per client_id and, separately, per caller IP. */
+export type TokenBucket = "token-client" | "token-ip";
+export type Bucket = DataBucket | TokenBucket;
+
+export const BUCKETS: readonly Bucket[] = ["tracking", "general", "token-client", "token-ip"];
+
+/** The spec's window: every limit is per minute. */
+export const WINDOW_SECONDS = 60;
+
+/** Requests per minute of a data bucket when the club sets none. */
+export const DEFAULT_PER_MINUTE: Readonly<Record<DataBucket, number>> = { general: 60, tracking: 120 };
+
+/** The token endpoint's limit, per client_id and per caller IP alike. */
+export const TOKEN_REQUESTS_PER_MINUTE = 20;
+
+/** A 429 always says `Retry-After: 60`: fixed by the spec, not computed from the window. */
+export const RATE_LIMITED_RETRY_AFTER_SECONDS = 60;
+
+/** The bucket a data call counts against: the spec shares the tracking bucket among the tracking:read endpoints. */
+export function bucketOf(scope: string | null): DataBucket {
+  return scope === "tracking:read" ? "tracking" : "general";
+}
+
+/** A club's limits per data bucket: its own where it set one, the defaults otherwise. */
+export function clubLimits(club: { rateLimitPerMinute: number | null; trackingRateLimitPerMinute: number | null }): Record<DataBucket, number> {
+  return {
+    general: club.rateLimitPerMinute ?? DEFAULT_PER_MINUTE.general,
+    tracking: club.trackingRateLimitPerMinute ?? DEFAULT_PER_MINUTE.tracking,
+  };
+}
+
+export interface LimitResult {
+  bucket: Bucket;
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends and the count starts again. */
+  resetSeconds: number;
+  allowed: boolean;
+}
+
+/**
+ * The standing of a caller who has made `counted` calls in this window, this one
+ * included. Counting goes on past the limit, so a client that keeps calling stays
+ * refused until the window ends: a fixed window, no burst beyond the stated rate.
+ */
+export function standing(bucket: Bucket, limit: number, counted: number, msBeforeReset: number, windowSeconds: number): LimitResult {
+  return {
+    bucket,
+    limit,
+    remaining: Math.max(0, limit - counted),
+    resetSeconds: Math.min(windowSeconds, Math.max(1, Math.ceil(msBeforeReset / 1000))),
+    allowed: counted <= limit,
+  };
+}
+
+/** The IETF draft headers (draft-ietf-httpapi-ratelimit-headers, structured fields) for a data answer. */
+export function rateLimitHeaders(result: LimitResult): Record<string, string> {
+  return {
+    "ratelimit-policy": `"${result.bucket}";q=${result.limit};w=${WINDOW_SECONDS}`,
+    "ratelimit": `"${result.bucket}";r=${result.remaining};t=${result.resetSeconds}`,
+  };
+}
