@@ -74,10 +74,40 @@ export function gateway(deps: GatewayDeps) {
   };
 }
 
-/** The route's schema, and its query adjustment before the schema validates. */
+/** The route's schema, and its query adjustment and integer check before the schema validates. */
 function routeOptions(route: { schema: FastifySchema; normalizeQuery?: (query: Query) => void }) {
   const normalize = route.normalizeQuery;
-  return { schema: route.schema, ...(normalize ? { preValidation: async (request: FastifyRequest) => normalize(request.query as Query) } : {}) };
+  const integers = integerParameters(route.schema);
+  return {
+    schema: route.schema,
+    preValidation: async (request: FastifyRequest) => {
+      const query = request.query as Query;
+      normalize?.(query);
+      refuseNonDecimal(query, integers);
+    },
+  };
+}
+
+/** The query parameters the schema types as integers. */
+function integerParameters(schema: FastifySchema): string[] {
+  const properties = (schema.querystring as { properties?: Record<string, { type?: string }> } | undefined)?.properties ?? {};
+  return Object.keys(properties).filter((name) => properties[name]!.type === "integer");
+}
+
+const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+
+/**
+ * An integer in the query is written in plain decimal. The schema's coercion would take
+ * whatever Number() reads (0x2, 1e0, +2, " 2", 02, 2.0, Infinity): refused here as the
+ * schema refuses any other invalid value, naming the parameter.
+ */
+function refuseNonDecimal(query: Query, names: readonly string[]): void {
+  for (const name of names) {
+    const value = query[name];
+    if (typeof value === "string" && !DECIMAL_INTEGER.test(value)) {
+      throw Object.assign(new Error(`querystring/${name} must be a decimal integer`), { statusCode: 400, validation: [{ instancePath: `/${name}`, params: {} }] });
+    }
+  }
 }
 
 async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -85,7 +115,9 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
   try {
     const message = await route.call(deps.services, request, context);
     // The route's 200 schema writes the bytes (fast-json-stringify): the same schema the OpenAPI document publishes.
-    const encoded = encodedBody(message, () => reply.getSerializationFunction("200", "application/json")!(route.json(message) as Record<string, unknown>));
+    // A request spelt its own way gets bytes of its own; everyone else shares the message's.
+    const echoed = route.echo(request, message);
+    const encoded = encodedBody(echoed ? {} : message, () => reply.getSerializationFunction("200", "application/json")!({ ...(route.json(message) as Record<string, unknown>), ...echoed }));
     return await sendEncoded(request, reply, encoded, Object.fromEntries(context.responseHeader));
   } catch (error) {
     return sendProblem(reply, deps.errorsUrl, problemOf(error, context, deps.logger));

@@ -20,7 +20,7 @@ import { raceLiveJson, raceLiveObjectJson } from "./race-live-json.js";
 import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
 import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
-import { TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
+import { echoSince, TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
 
 const RACE_ID = { type: "object", required: ["raceId"], properties: { raceId: { type: "string", description: "UUID of the race, from the event live status. Any other value, malformed ones included, answers 404 RACE_NOT_FOUND." } } };
 const EVENT_ID = { type: "object", required: ["eventId"], properties: { eventId: { type: "string", description: "UUID of the event, from the events list. Any other value, malformed ones included, answers 404 EVENT_NOT_FOUND." } } };
@@ -134,6 +134,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     cacheControl: { enum: [IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL] },
     dataAsOf: true,
     response: trackPageJson,
+    echo: echoSince,
   }),
   restRoute({
     path: "/races/:raceId/results",

@@ -54,6 +54,12 @@ function timestampParam(value: string, name: string): Timestamp {
   return create(TimestampSchema, { seconds: BigInt(date.getTime() / 1000), nanos: Number((match[7] ?? "").padEnd(9, "0")) });
 }
 
+/** The spec's "since: echoes the request": the value as sent, when it is spelt otherwise than the answer's own form. */
+export function echoSince(request: FastifyRequest, page: GetTrackPageResponse): Record<string, string> | undefined {
+  const sent = (request.query as TrackQuery).since;
+  return sent === dateTime(page.since) ? undefined : { since: sent };
+}
+
 /**
  * The Track page JSON, every field present (`nextSince` null on the last page). Track
  * arrays are built with plain loops: `t` as JSON numbers (epoch ms are far below 2^53;

@@ -10,14 +10,12 @@ export const DEFAULT_LANG: Lang = "en";
 const KNOWN: ReadonlySet<string> = new Set(LANGUAGES);
 
 /**
- * Primary subtags that are not in LANGUAGES but name one of them. `no` is the ISO 639
- * macrolanguage Norwegian, whose written standard is Bokmål for about nine in ten
- * writers, and clients still send it (older browsers, `no-NO` OS locales): nb is what
- * they mean. `nn` (Nynorsk) is a distinct written standard the spec does not list, so it
- * follows the spec's "anything else falls back to en" rather than being served Bokmål
- * under a `lang` it did not ask for.
+ * A language code, optionally with a region suffix (BCP 47: two letters or three
+ * digits, as in en-GB or es-419). Anything else is "anything else" in the spec's
+ * words, and falls back to en: other separators (de_DE), encodings (de.UTF-8),
+ * spaces, and codes outside the nine, `no` (Norwegian) among them.
  */
-const ALIASES: ReadonlyMap<string, Lang> = new Map([["no", "nb"]]);
+const LANG_TAG = /^([a-z]{2})(?:-(?:[a-z]{2}|[0-9]{3}))?$/i;
 
 export function isLang(value: unknown): value is Lang {
   return typeof value === "string" && KNOWN.has(value);
@@ -31,8 +29,6 @@ export function isLang(value: unknown): value is Lang {
 export function normalizeLang(input: string | readonly string[] | undefined | null): Lang {
   const raw: unknown = Array.isArray(input) ? input[0] : input;
   if (typeof raw !== "string") return DEFAULT_LANG;
-  // BCP 47 separates subtags with "-", POSIX locales with "_" (pt_BR, nb_NO.UTF-8).
-  const primary = raw.trim().split(/[-_.@]/, 1)[0]?.toLowerCase() ?? "";
-  if (isLang(primary)) return primary;
-  return ALIASES.get(primary) ?? DEFAULT_LANG;
+  const primary = LANG_TAG.exec(raw)?.[1]?.toLowerCase();
+  return isLang(primary) ? primary : DEFAULT_LANG;
 }

@@ -224,7 +224,7 @@ describe("a live race's insights", () => {
     expect(german.lang).toBe("de");
     expect(german.insights.map((i) => i.id)).toEqual(first.insights.map((i) => i.id));
     expect(german.insights.map((i) => i.text)).not.toEqual(first.insights.map((i) => i.text));
-    for (const lang of ["xx", "", "pt-BR", "x".repeat(5000)]) expect((await insights(api, LIVE_RACE, lang)).body.lang).toBe("en");
+    for (const lang of ["xx", "", "pt-BR", "no", "de_DE", "de.UTF-8", " de", "x".repeat(5000)]) expect((await insights(api, LIVE_RACE, lang)).body.lang).toBe("en");
   });
 
   it("never answer 400 for lang, even repeated: the first one counts", async () => {

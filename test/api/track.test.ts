@@ -138,7 +138,7 @@ describe("since and until", () => {
     expect((await (await url(`startGroupId=${IDS.group}&startGroupId=${IDS.group}&since=${since}`)).json()) as object).toMatchObject(paramInvalid("startGroupId"));
   });
 
-  it("accepts ISO 8601 UTC with or without a fraction, lower-case t and z, or a zero offset", async () => {
+  it("accepts ISO 8601 UTC with or without a fraction, lower-case t and z, or a zero offset, and echoes since as sent", async () => {
     const at = iso(GUN).slice(0, 19);
     for (const [since, ms] of [
       [`${at}Z`, GUN],
@@ -150,7 +150,8 @@ describe("since and until", () => {
       [`${at}-00:00`, GUN],
     ] as const) {
       const { body } = await page({ since });
-      expect(body.since).toBe(iso(ms));
+      expect(body.since).toBe(since);
+      expect(body.nextSince).toBe(iso(ms + 10 * MINUTE));
     }
   });
 
