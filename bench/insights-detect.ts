@@ -10,8 +10,9 @@
 //   npm run bench:insights             (RUNS=200 npm run bench:insights for more runs)
 
 import { haversineDistanceM } from "../src/domain/geo.js";
-import { DETECTION_WINDOW_MS, detectFacts, type DetectionInput } from "../src/insights/detect.js";
-import type { Fact } from "../src/insights/facts.js";
+import type { DetectionInput } from "../src/domain/detection-input.js";
+import { DETECTION_WINDOW_MS, detectFacts } from "../src/insights/detect.js";
+import type { Fact } from "../src/domain/facts.js";
 import { detectionInputFromScenario } from "../src/insights/scenario-input.js";
 import { BENCHMARK_OPTIONS, simulateScenario } from "../src/sim/index.js";
 

@@ -56,7 +56,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { RowDataPacket } from "mysql2/promise";
-import type { Scenario } from "../src/scenario/types.js";
+import type { Scenario } from "../src/domain/scenario.js";
 import { importScenario } from "../src/scenario/import.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
 import { startReplay, type Replay } from "../src/sim/replay.js";

@@ -3,18 +3,15 @@
 // one line naming it (exit 1) and a malformed command into one line of usage (exit 2).
 
 import { parseArgs } from "node:util";
+import { createClient, rotateSecret, setAllowlist, setScopes } from "./auth/clients.js";
 import { InvalidAllowlistEntry } from "./auth/ip-allowlist.js";
 import { SCOPES, UnknownScope } from "./auth/scopes.js";
 import {
   ClientIdTaken,
   ClientInputInvalid,
-  createClient,
   listClients,
-  rotateSecret,
-  setAllowlist,
   setDisabled,
   setExpiry,
-  setScopes,
   UnknownClient,
   UnknownClub,
   type ClientSummary,

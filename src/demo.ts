@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { pino } from "pino";
 import type { Config } from "./config.js";
 import { importScenario } from "./scenario/import.js";
-import type { Scenario } from "./scenario/types.js";
+import type { Scenario } from "./domain/scenario.js";
 import { createRuntime, servingPoolOptions } from "./runtime.js";
 import { startServer } from "./server.js";
 import { startReplay } from "./sim/replay.js";

@@ -6,12 +6,13 @@
 // Every fact's id comes from what happened (factId), never from the window, so the same
 // event seen from overlapping windows keeps its id.
 
+import type { DetectionInput, LiveOrderData, WindData } from "../domain/detection-input.js";
+import { INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../domain/facts.js";
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
-import { factId, INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "./facts.js";
-import { ROUNDING_REENTRY_MS, compareStrings, detectRoundings, type CourseVersionData, type TrackData } from "./roundings.js";
+import { factId } from "./fact-id.js";
+import { compareStrings, detectRoundings } from "./roundings.js";
 
 export { ROUNDING_RADIUS_M, ROUNDINGS_PER_MARK, ROUNDING_REENTRY_MS } from "./roundings.js";
-export type { CourseStepData, CourseVersionData, TrackData } from "./roundings.js";
 
 /** The spec's detection window: the 5 minutes before dataAsOf. */
 export const DETECTION_WINDOW_MS = 5 * 60_000;
@@ -22,54 +23,6 @@ export const GAINS_PER_DETECTION = 3;
 export const GAIN_BUCKET_MS = 5 * 60_000;
 export const WIND_SHIFT_MIN_DEG = 10;
 export const WIND_CHANGE_MIN_KN = 3;
-/**
- * Tracks should start this long before `fromMs` (at least with the last fix before it):
- * a mark rounding is judged from the samples of the minute before it.
- */
-export const TRACK_LOOKBACK_MS = ROUNDING_REENTRY_MS;
-
-export interface LiveOrderData {
-  asOfMs: number;
-  /** entryId -> unofficial live place; null or absent: not ranked. */
-  ranks: Map<string, number | null>;
-}
-
-export interface FinishData {
-  entryId: string;
-  finishMs: number;
-}
-
-export interface WindData {
-  measuredAtMs: number;
-  /** True wind direction, degrees. */
-  twd: number;
-  /** Knots; null for a direction-only reading. */
-  tws: number | null;
-}
-
-/** What one start group offers one detection. Every list is ascending by its time. */
-export interface DetectionInput {
-  raceId: string;
-  startGroupId: string;
-  startGroupName: string;
-  /** Window start, exclusive. */
-  fromMs: number;
-  /** Window end, inclusive: dataAsOf. Nothing after it is used. */
-  toMs: number;
-  /** The group's boats by entry id; facts about any other entry are not reported. */
-  boats: Map<string, BoatRef>;
-  /** The window's readings plus the newest one at or before `fromMs` (the baseline). */
-  liveOrders: LiveOrderData[];
-  /** Per boat: the window's fixes plus those of `TRACK_LOOKBACK_MS` before `fromMs` (at least the last one). */
-  tracks: Map<string, TrackData>;
-  /** Every version applied at or before `toMs`, ascending by `appliedFromMs`. */
-  courses: CourseVersionData[];
-  /** Phone finishes; those in the window are reported. */
-  finishes: FinishData[];
-  /** The window's committee readings plus the newest one before them (the baseline). */
-  wind: WindData[];
-}
-
 /**
  * The group's facts with `fromMs < atMs <= toMs`: newest first, then by kind in the
  * spec's order (leadChange, markRounding, gain, finish, windShift), then by id; each id

@@ -26,7 +26,7 @@ import type { Pool } from "../store/pool.js";
 import type { ReadPools } from "../store/read-replica.js";
 import type { RaceRecord } from "../store/races.js";
 import { DETECTION_WINDOW_MS, detectFacts } from "./detect.js";
-import type { Fact } from "./facts.js";
+import type { Fact } from "../domain/facts.js";
 import type { Lang } from "./languages.js";
 import type { ModelPhraser } from "./model-phrasing.js";
 import { templateText } from "./templates.js";

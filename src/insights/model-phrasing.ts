@@ -2,7 +2,7 @@
 // a per-language hourly quota, and the checks a model line must pass before it may
 // replace the template line. Anything that goes wrong falls back to templates; nothing throws.
 
-import type { Fact } from "./facts.js";
+import type { Fact } from "../domain/facts.js";
 import { MAX_INSIGHT_TEXT_LENGTH } from "./templates.js";
 
 export interface ModelConfig {

@@ -8,7 +8,8 @@
 // way that the GPS itself would not.
 
 import { haversineDistanceM, metresPerDegree } from "../domain/geo.js";
-import type { CourseMark, CourseStepKind } from "../scenario/types.js";
+import { TRACK_LOOKBACK_MS, type CourseVersionData, type TrackData } from "../domain/detection-input.js";
+import type { CourseMark } from "../domain/scenario.js";
 
 /** A boat "rounds" a mark when its track enters this radius of it. */
 export const ROUNDING_RADIUS_M = 50;
@@ -20,26 +21,7 @@ export const ROUNDINGS_PER_MARK = 3;
  * several. The caller reads tracks from this long before the window, so that every
  * window judges an entry from the same samples and gives it the same answer.
  */
-export const ROUNDING_REENTRY_MS = 60_000;
-
-export interface CourseStepData {
-  kind: CourseStepKind;
-  label: string | null;
-  marks: CourseMark[];
-}
-
-export interface CourseVersionData {
-  /** Epoch ms; the version applies to samples at or after it, until the next one. */
-  appliedFromMs: number;
-  steps: CourseStepData[];
-}
-
-/** Parallel arrays, ascending by `t` (epoch ms). */
-export interface TrackData {
-  t: ArrayLike<number>;
-  lat: ArrayLike<number>;
-  lon: ArrayLike<number>;
-}
+export const ROUNDING_REENTRY_MS = TRACK_LOOKBACK_MS;
 
 export interface Rounding {
   entryId: string;

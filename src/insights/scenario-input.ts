@@ -1,10 +1,10 @@
 // A DetectionInput built from a `race-scenario/v1` start group in memory: the same data
 // the MySQL reader hands detection, for tests and benchmarks on simulated races.
 
-import type { Entry, StartGroup } from "../scenario/types.js";
-import { TRACK_LOOKBACK_MS, type DetectionInput, type LiveOrderData, type WindData } from "./detect.js";
-import type { BoatRef } from "./facts.js";
-import { upperBound, type TrackData } from "./roundings.js";
+import type { Entry, StartGroup } from "../domain/scenario.js";
+import { TRACK_LOOKBACK_MS, type DetectionInput, type LiveOrderData, type TrackData, type WindData } from "../domain/detection-input.js";
+import type { BoatRef } from "../domain/facts.js";
+import { upperBound } from "./roundings.js";
 
 /**
  * The group's data for the window (fromMs, toMs]: readings and wind from the newest at or

@@ -19,7 +19,7 @@
 // this; as a last resort the sentence is then cut at a word boundary with "…".
 
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
-import type { Fact } from "./facts.js";
+import type { Fact } from "../domain/facts.js";
 import { LANGUAGES, type Lang } from "./languages.js";
 import { de } from "./templates/de.js";
 import { el } from "./templates/el.js";

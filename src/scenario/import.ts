@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { hashSecret, verifySecret } from "../auth/secrets.js";
 import { inTransaction, type Pool } from "../store/pool.js";
 import { findStoredIds, storedSecretHashes, writeScenario, type SecretChange, type StoredIds, type WriteCounts } from "../store/scenario-writes.js";
-import type { Client, Scenario } from "./types.js";
+import type { Client, Scenario } from "../domain/scenario.js";
 import { externalReferences, findCrossRuleProblem, validateScenarioShape, type ScenarioProblem } from "./validate.js";
 
 export class ScenarioRejected extends Error {

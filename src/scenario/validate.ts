@@ -8,7 +8,7 @@ import addFormatsPlugin from "ajv-formats";
 import schema from "./scenario.schema.json" with { type: "json" };
 import { parseAllowlist } from "../auth/ip-allowlist.js";
 import { isScope, SCOPES } from "../auth/scopes.js";
-import type { Scenario, StartGroup } from "./types.js";
+import type { Scenario, StartGroup } from "../domain/scenario.js";
 
 export interface ScenarioProblem {
   /** JSONPath of the offending value, e.g. `$.events[0].races[0].startGroups[1].tracks[3].t[17]`. */

@@ -14,7 +14,7 @@ import {
   WatchLiveInsightsResponseSchema,
 } from "../../gen/racing/v1/live_insights_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
-import type { InsightKind as FactKind } from "../insights/facts.js";
+import type { InsightKind as FactKind } from "../domain/facts.js";
 import { GENERATION_INTERVAL_MS, type InsightsGenerator, type InsightsState } from "../insights/generator.js";
 import { normalizeLang, type Lang } from "../insights/languages.js";
 import type { RaceRecord } from "../store/races.js";

@@ -1,7 +1,7 @@
 // One simulated boat sailing one race second by second: pre-start milling, beating and
 // running between rounding waypoints, finishing, and the phone track it records.
 
-import type { Track } from "../scenario/types.js";
+import type { Track } from "../domain/scenario.js";
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
 import {
   roundingWaypoint,

@@ -1,7 +1,7 @@
 // The simulated course: a windward-leeward layout in local metres around the course
 // centre, its versions, the waypoints boats steer for, and progress along its legs.
 
-import type { CourseStepKind, CourseVersion } from "../scenario/types.js";
+import type { CourseStepKind, CourseVersion } from "../domain/scenario.js";
 import { metresPerDegree, type LatLon } from "../domain/geo.js";
 
 /** A point in local metres: x east, y north of the course centre. */

@@ -1,7 +1,7 @@
 // The simulated fleet: entries with sail numbers, boat names and private phone fields,
 // and each boat's hidden traits (speed, handicap, skill, role in the race).
 
-import type { Entry } from "../scenario/types.js";
+import type { Entry } from "../domain/scenario.js";
 import { uuidFrom, type Rng } from "./random.js";
 
 /** What an entry does in the race, beyond the plain approved-with-phone case. */

@@ -1,7 +1,7 @@
 // What the simulated race committee publishes about the order of boats: the unofficial
 // live order every 10-30 s and the provisional results once the race is over.
 
-import type { LiveOrderReading, LiveOrderRow, ResultRow, Results } from "../scenario/types.js";
+import type { LiveOrderReading, LiveOrderRow, ResultRow, Results } from "../domain/scenario.js";
 
 /** The part of a sailed boat that ranking needs. */
 export interface RankedBoat {

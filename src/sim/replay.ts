@@ -3,7 +3,7 @@
 // live endpoints move exactly as they would with a real tracking feed.
 
 import { importScenario } from "../scenario/import.js";
-import type { Scenario } from "../scenario/types.js";
+import type { Scenario } from "../domain/scenario.js";
 import type { Pool } from "../store/pool.js";
 import { sliceScenario } from "./slice.js";
 

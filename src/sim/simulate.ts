@@ -1,7 +1,7 @@
 // `simulateScenario`: one seeded, believable race as a `race-scenario/v1` document, with
 // its options, their defaults and the benchmark preset.
 
-import { SCENARIO_FORMAT, type Event, type Scenario, type StartGroup, type Track } from "../scenario/types.js";
+import { SCENARIO_FORMAT, type Event, type Scenario, type StartGroup, type Track } from "../domain/scenario.js";
 import type { LatLon } from "../domain/geo.js";
 import { sailBoat, type BoatRun } from "./boats.js";
 import { layCourse, localFrame, moveWindwardMark, toCourseVersion, type CourseGeometry } from "./course.js";

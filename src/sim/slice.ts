@@ -1,7 +1,7 @@
 // Live mode over a recorded scenario: the same metadata, with only the time-keyed data of
 // a time window, and each start group as it stood at the window's end. Pure, no I/O.
 
-import type { CourseVersion, Scenario, StartGroup, StartGroupState, Track } from "../scenario/types.js";
+import type { CourseVersion, Scenario, StartGroup, StartGroupState, Track } from "../domain/scenario.js";
 
 /**
  * The data of `full` in (fromMs, toMs] (`fromMs` null: from the very beginning): wind

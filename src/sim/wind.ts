@@ -1,7 +1,7 @@
 // The simulated wind: a per-second true wind field the boats sail in, and the race
 // committee's readings of it (what the scenario records as `wind`).
 
-import type { WindReading } from "../scenario/types.js";
+import type { WindReading } from "../domain/scenario.js";
 import { normalizeDegrees } from "../domain/geo.js";
 import type { Rng } from "./random.js";
 

@@ -1,12 +1,8 @@
-// The SQL of API clients: the state the request guard checks, and the administration
-// behind `race-api clients`. Secrets leave this module once, when made; only their
-// scrypt hashes are stored, and no listing returns a hash.
+// The SQL of API clients: the state the request guard checks, and the rows behind
+// `race-api clients` (auth/clients.ts checks scopes and allowlists and makes secrets
+// before they come here). Only secret hashes are stored, and no listing returns one.
 
-import { randomBytes } from "node:crypto";
 import type { ResultSetHeader, RowDataPacket } from "mysql2/promise";
-import { parseAllowlist } from "../auth/ip-allowlist.js";
-import { parseScopes } from "../auth/scopes.js";
-import { hashSecret } from "../auth/secrets.js";
 import type { Connection, Pool } from "./pool.js";
 
 type Db = Pool | Connection;
@@ -46,16 +42,15 @@ export interface ClientSummary {
   updatedAt: Date;
 }
 
-export interface NewClient {
+/** A client row to insert: scopes and allowlist already checked, the secret already hashed. */
+export interface ClientRecord {
+  clientId: string;
   clubUuid: string;
-  /** Default: `client-` and 12 random hex digits. */
-  clientId?: string;
-  name?: string | null;
+  name: string | null;
+  secretHash: string;
   scopes: string[];
-  /** Default: never expires. */
-  expiresAt?: Date | null;
-  /** Default: [] (any address). */
-  ipAllowlist?: string[];
+  expiresAt: Date | null;
+  ipAllowlist: string[];
 }
 
 export class UnknownClient extends Error {
@@ -90,7 +85,6 @@ export class ClientInputInvalid extends Error {
 // Unreserved URI characters: safe in a form post, in HTTP Basic and on a command line.
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const NAME_MAX = 200;
-const SECRET_BYTES = 32;
 
 export async function findClientState(db: Db, clientId: string): Promise<ClientState | null> {
   const [rows] = await db.query<RowDataPacket[]>(
@@ -119,28 +113,22 @@ export async function findClientState(db: Db, clientId: string): Promise<ClientS
   };
 }
 
-/** Creates a client and returns its secret: the only time anyone sees it. */
-export async function createClient(db: Db, client: NewClient): Promise<{ clientId: string; secret: string }> {
-  const clientId = client.clientId ?? `client-${randomBytes(6).toString("hex")}`;
-  checkClientId(clientId);
-  const name = checkName(client.name ?? null);
-  const scopes = checkScopes(client.scopes);
-  const expiresAt = checkDate(client.expiresAt ?? null);
-  const allowlist = checkAllowlist(client.ipAllowlist ?? []);
+/** Inserts a client; ClientIdTaken when its id is in use. */
+export async function insertClient(db: Db, client: ClientRecord): Promise<void> {
+  checkClientId(client.clientId);
+  const name = checkName(client.name);
+  const expiresAt = checkDate(client.expiresAt);
   const clubId = await findClubId(db, client.clubUuid);
-  const secret = randomBytes(SECRET_BYTES).toString("base64url");
-  const hash = await hashSecret(secret);
   try {
     await db.query(
       `INSERT INTO api_clients (client_id, club_id, name, secret_hash, secret_version, scopes, disabled, expires_at, ip_allowlist)
        VALUES (?, ?, ?, ?, 1, ?, FALSE, ?, ?)`,
-      [clientId, clubId, name, hash, scopes.join(" "), expiresAt, JSON.stringify(allowlist)],
+      [client.clientId, clubId, name, client.secretHash, client.scopes.join(" "), expiresAt, JSON.stringify(client.ipAllowlist)],
     );
   } catch (error) {
-    if ((error as { code?: string }).code === "ER_DUP_ENTRY") throw new ClientIdTaken(clientId);
+    if ((error as { code?: string }).code === "ER_DUP_ENTRY") throw new ClientIdTaken(client.clientId);
     throw error;
   }
-  return { clientId, secret };
 }
 
 /** Every client, or one club's, ordered by club name and client id. */
@@ -169,12 +157,9 @@ export async function listClients(db: Db, clubUuid?: string): Promise<ClientSumm
   }));
 }
 
-/** A new secret; bumping secret_version retires every token issued under the old one. */
-export async function rotateSecret(db: Db, clientId: string): Promise<string> {
-  const secret = randomBytes(SECRET_BYTES).toString("base64url");
-  const hash = await hashSecret(secret);
-  await update(db, clientId, "secret_hash = ?, secret_version = secret_version + 1", [hash]);
-  return secret;
+/** A new secret's hash; bumping secret_version retires every token issued under the old one. */
+export async function replaceSecretHash(db: Db, clientId: string, secretHash: string): Promise<void> {
+  await update(db, clientId, "secret_hash = ?, secret_version = secret_version + 1", [secretHash]);
 }
 
 export async function setDisabled(db: Db, clientId: string, disabled: boolean): Promise<void> {
@@ -186,13 +171,14 @@ export async function setExpiry(db: Db, clientId: string, expiresAt: Date | null
   await update(db, clientId, "expires_at = ?", [checkDate(expiresAt)]);
 }
 
-/** [] = any address. */
-export async function setAllowlist(db: Db, clientId: string, entries: string[]): Promise<void> {
-  await update(db, clientId, "ip_allowlist = ?", [JSON.stringify(checkAllowlist(entries))]);
+/** Checked entries (auth/ip-allowlist.ts); [] = any address. */
+export async function writeAllowlist(db: Db, clientId: string, entries: readonly string[]): Promise<void> {
+  await update(db, clientId, "ip_allowlist = ?", [JSON.stringify(entries)]);
 }
 
-export async function setScopes(db: Db, clientId: string, scopes: string[]): Promise<void> {
-  await update(db, clientId, "scopes = ?", [checkScopes(scopes).join(" ")]);
+/** Checked scopes (auth/scopes.ts). */
+export async function writeScopes(db: Db, clientId: string, scopes: readonly string[]): Promise<void> {
+  await update(db, clientId, "scopes = ?", [scopes.join(" ")]);
 }
 
 async function update(db: Db, clientId: string, assignments: string, values: unknown[]): Promise<void> {
@@ -223,12 +209,6 @@ function checkName(name: string | null): string | null {
   return name;
 }
 
-function checkScopes(scopes: string[]): string[] {
-  const parsed = parseScopes(scopes);
-  if (parsed.length === 0) throw new ClientInputInvalid("a client needs at least one scope");
-  return parsed;
-}
-
 // The range of a DATETIME column.
 const EARLIEST = Date.UTC(1000, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -239,10 +219,6 @@ function checkDate(date: Date | null): Date | null {
   if (Number.isNaN(time)) throw new ClientInputInvalid("the expiry is not a valid date");
   if (time < EARLIEST || time > LATEST) throw new ClientInputInvalid(`the expiry ${date.toISOString()} is outside the years 1000 to 9999`);
   return date;
-}
-
-function checkAllowlist(entries: string[]): string[] {
-  return [...parseAllowlist(entries).entries];
 }
 
 function splitScopes(scopes: string): string[] {

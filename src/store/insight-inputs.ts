@@ -3,8 +3,8 @@
 // wind, each with the reading just before the window as the baseline to compare with.
 
 import type { RowDataPacket } from "mysql2/promise";
-import { TRACK_LOOKBACK_MS, type DetectionInput } from "../insights/detect.js";
-import type { BoatRef } from "../insights/facts.js";
+import { TRACK_LOOKBACK_MS, type DetectionInput } from "../domain/detection-input.js";
+import type { BoatRef } from "../domain/facts.js";
 import { fixesInWindow } from "./fixes.js";
 import type { Connection, Pool } from "./pool.js";
 import { boatKey, groupBoats, phoneFinishes } from "./boats.js";

@@ -3,7 +3,7 @@
 // instance needs to serve what another generated.
 
 import type { ResultSetHeader, RowDataPacket } from "mysql2/promise";
-import type { Fact } from "../insights/facts.js";
+import type { Fact } from "../domain/facts.js";
 import type { Connection, Pool } from "./pool.js";
 
 type Db = Pool | Connection;

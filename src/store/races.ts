@@ -2,7 +2,7 @@
 // sharing, delay) and its start groups: the first read of every race endpoint.
 
 import type { RowDataPacket } from "mysql2/promise";
-import type { StartGroupState } from "../scenario/types.js";
+import type { StartGroupState } from "../domain/scenario.js";
 import type { Connection, Pool } from "./pool.js";
 
 export interface StartGroupRecord {

@@ -3,7 +3,7 @@
 // its time), so importing the same file twice leaves the same rows.
 
 import type { ResultSetHeader, RowDataPacket } from "mysql2/promise";
-import type { Client, Club, CourseVersion, Entry, Event, Race, Scenario, StartGroup } from "../scenario/types.js";
+import type { Client, Club, CourseVersion, Entry, Event, Race, Scenario, StartGroup } from "../domain/scenario.js";
 import { upsertFixes } from "./fixes.js";
 import type { Connection, Pool } from "./pool.js";
 

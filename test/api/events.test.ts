@@ -1,7 +1,7 @@
 // GET /api/v1/events and EventService.ListEvents: paging, order, visibility, validators.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Event } from "../../src/scenario/types.js";
+import type { Event } from "../../src/domain/scenario.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { useFreshDatabase } from "../support/database.js";
 import { bearer, CLUB, CO_HOST_CLUB, connectCall, connectError, identityScenario, OTHER_CLUB, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";

@@ -3,7 +3,7 @@
 // per minute whichever instance asks, languages, delay, and a race that is not live.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Scenario } from "../../src/scenario/types.js";
+import type { Scenario } from "../../src/domain/scenario.js";
 import { useFreshDatabase } from "../support/database.js";
 import { bearer, CLUB, connectCall, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { startChatCompletionsServer, type ChatCompletionsServer } from "../support/chat-completions-server.js";

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importScenario } from "../../src/scenario/import.js";
-import type { Scenario } from "../../src/scenario/types.js";
+import type { Scenario } from "../../src/domain/scenario.js";
 import { CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { useFreshDatabase } from "../support/database.js";
 import { entry, iso, MINUTE, restLive, sharedEvent, track, uuid } from "../support/race-scenarios.js";

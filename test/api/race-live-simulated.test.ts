@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareSailNumbers } from "../../src/domain/sail-number.js";
 import { importScenario } from "../../src/scenario/import.js";
-import type { Entry, Scenario, StartGroup } from "../../src/scenario/types.js";
+import type { Entry, Scenario, StartGroup } from "../../src/domain/scenario.js";
 import { simulateScenario, sliceScenario } from "../../src/sim/index.js";
 import { CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { useFreshDatabase } from "../support/database.js";

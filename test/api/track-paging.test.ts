@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as grpc from "@grpc/grpc-js";
 import { CAPTURE_AFTER_GUN_MS, CAPTURE_BEFORE_GUN_MS } from "../../src/domain/race-time.js";
 import { importScenario } from "../../src/scenario/import.js";
-import type { Scenario, StartGroup, Track } from "../../src/scenario/types.js";
+import type { Scenario, StartGroup, Track } from "../../src/domain/scenario.js";
 import { simulateScenario } from "../../src/sim/index.js";
 import { useFreshDatabase } from "../support/database.js";
 import { grpcClient } from "../support/grpc.js";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetTrackPageResponseSchema } from "../../gen/racing/v1/track_pb.js";
 import type * as grpc from "@grpc/grpc-js";
 import { importScenario } from "../../src/scenario/import.js";
-import type { Track } from "../../src/scenario/types.js";
+import type { Track } from "../../src/domain/scenario.js";
 import { useFreshDatabase } from "../support/database.js";
 import { grpcClient } from "../support/grpc.js";
 import { bearer, connectCall, connectError, startApi, tokenFor, type Api } from "../support/api.js";

@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { angleDifferenceDegrees, destinationPoint, haversineDistanceM, type LatLon } from "../../src/domain/geo.js";
-import {
-  GAIN_BUCKET_MS,
-  ROUNDING_REENTRY_MS,
-  TRACK_LOOKBACK_MS,
-  detectFacts,
-  type CourseVersionData,
-  type DetectionInput,
-  type LiveOrderData,
-  type TrackData,
-  type WindData,
-} from "../../src/insights/detect.js";
-import { factId, type BoatRef, type Fact } from "../../src/insights/facts.js";
+import { TRACK_LOOKBACK_MS, type CourseVersionData, type DetectionInput, type LiveOrderData, type TrackData, type WindData } from "../../src/domain/detection-input.js";
+import { GAIN_BUCKET_MS, ROUNDING_REENTRY_MS, detectFacts } from "../../src/insights/detect.js";
+import type { BoatRef, Fact } from "../../src/domain/facts.js";
+import { factId } from "../../src/insights/fact-id.js";
 import { detectionInputFromScenario } from "../../src/insights/scenario-input.js";
 import { simulateScenario } from "../../src/sim/index.js";
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { factId, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../../src/insights/facts.js";
+import { NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../../src/domain/facts.js";
+import { factId } from "../../src/insights/fact-id.js";
 import { acceptableModelLine, ModelPhraser, type ModelConfig } from "../../src/insights/model-phrasing.js";
 import { startChatCompletionsServer, type ChatHandler, type ChatReply, type ChatRequest, type ChatCompletionsServer } from "../support/chat-completions-server.js";
 

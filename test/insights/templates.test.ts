@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NO_DETAILS, type BoatRef, type Fact } from "../../src/insights/facts.js";
+import { NO_DETAILS, type BoatRef, type Fact } from "../../src/domain/facts.js";
 import { LANGUAGES, normalizeLang, type Lang } from "../../src/insights/languages.js";
 import { MAX_INSIGHT_TEXT_LENGTH, templateText, templateTexts } from "../../src/insights/templates.js";
 

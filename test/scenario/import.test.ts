@@ -2,7 +2,7 @@ import type { RowDataPacket } from "mysql2/promise";
 import { describe, expect, it } from "vitest";
 import { verifySecret } from "../../src/auth/secrets.js";
 import { importScenario, ScenarioRejected } from "../../src/scenario/import.js";
-import type { Scenario } from "../../src/scenario/types.js";
+import type { Scenario } from "../../src/domain/scenario.js";
 import { useFreshDatabase } from "../support/database.js";
 import { copy, GUN, IDS, smallScenario } from "../support/scenarios.js";
 import { snapshot } from "../support/snapshot.js";

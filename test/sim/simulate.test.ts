@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { angleDifferenceDegrees, haversineDistanceM } from "../../src/domain/geo.js";
 import { validateScenario } from "../../src/scenario/validate.js";
-import type { CourseVersion, Entry, StartGroup, Track } from "../../src/scenario/types.js";
+import type { CourseVersion, Entry, StartGroup, Track } from "../../src/domain/scenario.js";
 import { PRESTART_MS, simulateScenario } from "../../src/sim/index.js";
 
 const UUID_V4ISH = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

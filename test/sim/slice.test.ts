@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Scenario, StartGroup, Track } from "../../src/scenario/types.js";
+import type { Scenario, StartGroup, Track } from "../../src/domain/scenario.js";
 import { groupFinishedAtMs, simulateScenario, sliceScenario } from "../../src/sim/index.js";
 
 const GUN = Date.UTC(2026, 10, 21, 11, 0, 0);

@@ -3,6 +3,7 @@
 
 import type { RowDataPacket } from "mysql2/promise";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createClient, rotateSecret, setAllowlist, setScopes } from "../../src/auth/clients.js";
 import { InvalidAllowlistEntry } from "../../src/auth/ip-allowlist.js";
 import { UnknownScope } from "../../src/auth/scopes.js";
 import { verifySecret } from "../../src/auth/secrets.js";
@@ -10,14 +11,10 @@ import { importScenario } from "../../src/scenario/import.js";
 import {
   ClientIdTaken,
   ClientInputInvalid,
-  createClient,
   findClientState,
   listClients,
-  rotateSecret,
-  setAllowlist,
   setDisabled,
   setExpiry,
-  setScopes,
   UnknownClient,
   UnknownClub,
 } from "../../src/store/clients.js";

@@ -5,7 +5,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import type { Config } from "../../src/config.js";
 import { importScenario } from "../../src/scenario/import.js";
-import type { Client, Scenario } from "../../src/scenario/types.js";
+import type { Client, Scenario } from "../../src/domain/scenario.js";
 import type { Runtime, RuntimeConfig } from "../../src/runtime.js";
 import type { Pool } from "../../src/store/pool.js";
 import { startServer, type RunningServer } from "../../src/server.js";

@@ -2,7 +2,7 @@
 // out of order, start groups in every state, official results that differ from the
 // live order, and events the main club must not see.
 
-import type { Event, Scenario } from "../../src/scenario/types.js";
+import type { Event, Scenario } from "../../src/domain/scenario.js";
 import { CLUB, CO_HOST_CLUB, identityScenario, OTHER_CLUB } from "./api.js";
 import { entry, sharedEvent, uuid } from "./race-scenarios.js";
 

@@ -4,7 +4,7 @@
 import { create, fromBinary, fromJson, toBinary, type JsonValue } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { GetRaceLiveRequestSchema, GetRaceLiveResponseSchema, type GetRaceLiveResponse } from "../../gen/racing/v1/race_live_pb.js";
-import type { Entry, Event, Scenario, Track } from "../../src/scenario/types.js";
+import type { Entry, Event, Scenario, Track } from "../../src/domain/scenario.js";
 import { bearer, CLUB, CO_HOST_CLUB, connectCall, identityScenario, OTHER_CLUB } from "./api.js";
 
 export const MINUTE = 60_000;

@@ -1,6 +1,6 @@
 // Small hand-made scenarios whose every value a test can name.
 
-import type { Scenario } from "../../src/scenario/types.js";
+import type { Scenario } from "../../src/domain/scenario.js";
 
 export const IDS = {
   club: "11111111-1111-4111-8111-111111111111",

@@ -10,7 +10,7 @@ import * as grpc from "@grpc/grpc-js";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 import { GetTrackPageRequestSchema, GetTrackPageResponseSchema, TrackService, type GetTrackPageRequest, type GetTrackPageResponse } from "../../gen/racing/v1/track_pb.js";
-import type { Entry, Scenario, Track } from "../../src/scenario/types.js";
+import type { Entry, Scenario, Track } from "../../src/domain/scenario.js";
 import { callContext } from "../../src/services/context.js";
 import { CLUB, identityScenario, OTHER_CLUB } from "./api.js";
 

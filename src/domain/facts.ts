@@ -1,7 +1,6 @@
 // A fact of the live commentary feed: what happened, machine-readable, before it is
-// phrased in any language. Detection makes facts; templates and the model phrase them.
-
-import { createHash } from "node:crypto";
+// phrased in any language. Detection (insights/) makes facts, the store keeps them,
+// templates and the model phrase them.
 
 export const INSIGHT_KINDS = ["leadChange", "markRounding", "gain", "finish", "windShift"] as const;
 export type InsightKind = (typeof INSIGHT_KINDS)[number];
@@ -45,24 +44,3 @@ export const NO_DETAILS = {
   twsFrom: null,
   twsTo: null,
 } as const satisfies Partial<Fact>;
-
-export interface FactIdentity {
-  raceId: string;
-  startGroupId: string;
-  kind: InsightKind;
-  /** Entry ids in the kind's order. */
-  entryIds: readonly string[];
-  /** The event's own time, epoch ms. */
-  atMs: number;
-  /** gain only: the 5-minute bucket (floor(atMs / 300000)), so one gain per boat per bucket keeps its id. */
-  bucket?: number;
-}
-
-/**
- * The same fact gets the same id on every call and every instance: the id hashes what
- * the fact is about, never when or where it was detected.
- */
-export function factId(identity: FactIdentity): string {
-  const key = [identity.raceId, identity.startGroupId, identity.kind, identity.entryIds.join(","), identity.atMs, identity.bucket ?? ""].join("|");
-  return createHash("sha256").update(key).digest("hex").slice(0, 16);
-}

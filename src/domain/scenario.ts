@@ -1,5 +1,7 @@
 // The `race-scenario/v1` document as TypeScript types, field for field with
-// scenario.schema.json (the project's copy of the format's schema).
+// scenario/scenario.schema.json (the project's copy of the format's schema). Its
+// words (start group states, course steps, readings, tracks) are the vocabulary that
+// the import, the store, the simulator and insights share.
 
 export const SCENARIO_FORMAT = "race-scenario/v1";
 
