@@ -12,8 +12,11 @@ import { referenceOptions } from "./docs/reference.js";
 import { COMPONENT_SCHEMAS } from "./gateway/json-schemas.js";
 import { openApiOptions } from "./gateway/openapi.js";
 import { gateway } from "./gateway/plugin.js";
+import { sendProblem } from "./gateway/problem.js";
+import { wellKnown } from "./gateway/well-known.js";
+import { TRACE_ID_HEADER } from "./errors/api-error.js";
 import type { Runtime } from "./runtime.js";
-import { callContext } from "./services/context.js";
+import { callContext, traceIdFrom } from "./services/context.js";
 import { connectRoutes } from "./services/routes.js";
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -50,11 +53,18 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     });
   });
   await app.register(gateway(runtime), { prefix: "/api/v1" });
+  await app.register(wellKnown(runtime));
 
   await app.register(fastifySwaggerUi, referenceOptions());
 
   const page = errorsPage();
   app.get("/docs/errors", async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", "public, max-age=3600").send(page));
+
+  // Outside /api/v1 too, an unknown path is problem+json rather than Fastify's own body.
+  app.setNotFoundHandler((request, reply) => {
+    const trace = traceIdFrom(request.headers.traceparent);
+    return sendProblem(reply, runtime.errorsUrl, { code: "API_ROUTE_NOT_FOUND", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
+  });
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {

@@ -36,6 +36,8 @@ export interface Runtime {
   logger: Logger;
   services: Services;
   tokenEndpoint: TokenEndpoint;
+  /** The token signing keys, whose public halves the JWK Set publishes. */
+  keys: KeyRing;
   resolveAddress: AddressResolver;
   /** `{base_url}` of the spec: where clients reach this service. */
   publicBaseUrl: string;
@@ -68,7 +70,8 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
   const reads = config.databaseReadUrl
     ? replicaReads(pool, { url: config.databaseReadUrl, poolOptions: servingPoolOptions(config), maxLagMs: config.databaseReadMaxLagMs, logger })
     : primaryReads(pool);
-  const tokens = new Tokens(new KeyRing(pool), { issuer: config.publicBaseUrl, audience: `${config.publicBaseUrl}/api/v1` });
+  const keys = new KeyRing(pool);
+  const tokens = new Tokens(keys, { issuer: config.publicBaseUrl, audience: `${config.publicBaseUrl}/api/v1` });
   const guard = new Guard(tokens, new ClientStates(pool));
   const streams = new OpenStreams(config.streamsPerClient);
   const streamTiming = { heartbeatMs: config.streamHeartbeatMs, stallMs: config.streamStallMs };
@@ -87,6 +90,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       insights: new InsightsGenerator({ pool, reads, logger, phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null, instanceId: randomUUID() }),
     }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
+    keys,
     resolveAddress: addressResolver(config.trustProxy),
     publicBaseUrl: config.publicBaseUrl,
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,

@@ -14,6 +14,8 @@ interface Key {
   kid: string;
   privateKey: CryptoKey;
   publicKey: CryptoKey;
+  /** The public key as published in the JWK Set (auth/discovery.ts). */
+  publicJwk: JWK;
 }
 
 export class KeyRing {
@@ -33,6 +35,12 @@ export class KeyRing {
     return this.keys[0]!;
   }
 
+  /** The public half of every unretired key: what others need to verify our tokens. */
+  async publicJwks(): Promise<JWK[]> {
+    await this.fresh();
+    return this.keys.map((key) => key.publicJwk);
+  }
+
   /** The verification key for `kid`, or null when it is unknown or retired. */
   async verificationKey(kid: string): Promise<CryptoKey | null> {
     await this.fresh();
@@ -50,11 +58,16 @@ export class KeyRing {
       try {
         const stored = await activeKeys(this.pool);
         this.keys = await Promise.all(
-          stored.map(async (key) => ({
-            kid: key.kid,
-            privateKey: (await importJWK(JSON.parse(key.privateJwk) as JWK, key.alg)) as CryptoKey,
-            publicKey: (await importJWK(JSON.parse(key.publicJwk) as JWK, key.alg)) as CryptoKey,
-          })),
+          stored.map(async (key) => {
+            const publicKey = (await importJWK(JSON.parse(key.publicJwk) as JWK, key.alg)) as CryptoKey;
+            return {
+              kid: key.kid,
+              privateKey: (await importJWK(JSON.parse(key.privateJwk) as JWK, key.alg)) as CryptoKey,
+              publicKey,
+              // Exported from the imported key, so nothing but the public parameters can leave.
+              publicJwk: { ...(await exportJWK(publicKey)), kid: key.kid, alg: key.alg, use: "sig" },
+            };
+          }),
         );
         this.loadedAt = performance.now();
       } finally {

@@ -95,7 +95,7 @@ export const ERROR_CODES = {
   API_ROUTE_NOT_FOUND: {
     status: 404,
     params: [],
-    when: "No endpoint exists at this path and method under /api/v1.",
+    when: "No endpoint exists at this path and method.",
     remedy: "Check the path against the API reference.",
   },
   EVENT_NOT_FOUND: {
