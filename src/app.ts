@@ -7,6 +7,7 @@ import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
+import { ERRORS_PAGE_CACHE_CONTROL } from "./cache-policy.js";
 import { errorsPage } from "./docs/errors-page.js";
 import { referenceOptions } from "./docs/reference.js";
 import { COMPONENT_SCHEMAS } from "./gateway/json-schemas.js";
@@ -58,7 +59,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(fastifySwaggerUi, referenceOptions());
 
   const page = errorsPage();
-  app.get("/docs/errors", async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", "public, max-age=3600").send(page));
+  app.get("/docs/errors", async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", ERRORS_PAGE_CACHE_CONTROL).send(page));
 
   // Outside /api/v1 too, an unknown path is problem+json rather than Fastify's own body.
   app.setNotFoundHandler((request, reply) => {

@@ -16,7 +16,8 @@ import { ModelPhraser } from "./insights/model-phrasing.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { OpenStreams } from "./services/guarded-stream.js";
 import { RaceDirectory } from "./services/race-access.js";
-import { createServices, type Services, type StreamTiming } from "./services/routes.js";
+import type { StreamTiming } from "./services/deps.js";
+import { createServices, type Services } from "./services/routes.js";
 import type { Pool, PoolOptions } from "./store/pool.js";
 import { primaryReads, replicaReads, type ReadPools } from "./store/read-replica.js";
 

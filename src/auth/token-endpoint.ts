@@ -4,6 +4,7 @@
 // every answer says Cache-Control: no-store.
 
 import type { Logger } from "pino";
+import { NO_STORE } from "../cache-policy.js";
 import { ApiError } from "../errors/api-error.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { TOKEN_REQUESTS_PER_MINUTE, type TokenBucket } from "../limits/policy.js";
@@ -97,7 +98,7 @@ export class TokenEndpoint {
 
 function noStore(): Record<string, string> {
   // RFC 6749 5.1: both, for HTTP/1.0 caches too.
-  return { "cache-control": "no-store", pragma: "no-cache" };
+  return { "cache-control": NO_STORE, pragma: "no-cache" };
 }
 
 function parseForm(request: TokenRequest): URLSearchParams {

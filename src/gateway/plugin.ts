@@ -10,14 +10,16 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
+import { OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
 import { ApiError, describeRpcError, errorHeaders, TRACE_ID_HEADER } from "../errors/api-error.js";
 import { traceId, traceIdFrom } from "../services/context.js";
-import type { Services, StreamTiming } from "../services/routes.js";
+import type { StreamTiming } from "../services/deps.js";
+import type { Services } from "../services/routes.js";
 import { chooseEncoding, encodedBody, type EncodedBody } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
 import { problemJson, sendProblem } from "./problem.js";
 import { restCallContext, type Query, type RestRoute } from "./rpc-call.js";
-import { OPENAPI_CACHE_CONTROL, OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
+import { OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
 import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
 import { writeStream, type StreamRoute } from "./sse.js";
 

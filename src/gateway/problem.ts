@@ -2,6 +2,7 @@
 // code, params (only for codes that carry them) and traceId; no title or detail.
 
 import type { FastifyReply } from "fastify";
+import { NO_STORE } from "../cache-policy.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -18,7 +19,7 @@ export function sendProblem(reply: FastifyReply, errorsUrl: string, problem: Pro
   // Fastify adds no charset parameter: problem+json defines none (RFC 9457).
   return reply
     .code(ERROR_CODES[problem.code].status)
-    .headers({ ...problem.headers, "cache-control": "no-store" })
+    .headers({ ...problem.headers, "cache-control": NO_STORE })
     .type(PROBLEM_CONTENT_TYPE)
     .send(Buffer.from(problemJson(errorsUrl, problem)));
 }

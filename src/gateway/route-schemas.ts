@@ -6,6 +6,7 @@ import type { DescMethod, DescMethodUnary } from "@bufbuild/protobuf";
 import type { FastifySchema } from "fastify";
 // Brings the OpenAPI fields (summary, tags, security...) into FastifySchema.
 import type {} from "@fastify/swagger";
+import { NO_STORE as NO_STORE_VALUE, OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
 import type { DataBucket } from "../limits/policy.js";
 import { callErrors, callPolicy } from "../services/call-policies.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
@@ -13,7 +14,6 @@ import { ref, type JsonSchema } from "./json-schemas.js";
 import { PROBLEM_CONTENT_TYPE } from "./problem.js";
 
 export const SECURITY_SCHEME = "oauth2";
-export const OPENAPI_CACHE_CONTROL = "public, max-age=300";
 
 /**
  * A response header. `always` marks the ones every such answer carries; the OpenAPI
@@ -28,7 +28,7 @@ const RATE_LIMIT_HEADERS = (always: boolean) => ({
   RateLimit: header('Calls left in the bucket and seconds until it refills, e.g. "tracking";r=119;t=42.', { maxLength: 100 }, always),
 });
 const RETRY_AFTER = (seconds: number) => header(`Seconds to wait before retrying: always ${seconds}, never an HTTP date.`, { pattern: "^[0-9]+$" });
-const NO_STORE = header("Errors are never cached.", { enum: ["no-store"] });
+const NO_STORE = header("Errors are never cached.", { enum: [NO_STORE_VALUE] });
 
 export interface DataRouteDocs {
   rpc: DescMethodUnary;
@@ -105,7 +105,7 @@ Scope: ${policy.scope}.`,
     response: {
       200: {
         description: `The stream: \`${route.eventName}\` events whose data is ${route.body} (see its schema), and heartbeats.`,
-        headers: { "Cache-Control": header("Never cached.", { enum: ["no-store"] }), ...RATE_LIMIT_HEADERS(true), "X-Trace-Id": TRACE_ID },
+        headers: { "Cache-Control": header("Never cached.", { enum: [NO_STORE_VALUE] }), ...RATE_LIMIT_HEADERS(true), "X-Trace-Id": TRACE_ID },
         content: {
           "text/event-stream": {
             schema: { type: "string", description: `Server-Sent Events; each data line is a ${route.body}.` },
@@ -160,7 +160,7 @@ function lowerFirst(name: string): string {
 const VSCHARS = "^[\\x20-\\x7E]*$";
 const SCOPE_LIST = "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$";
 
-const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: ["no-store"] }), Pragma: header("For HTTP/1.0 caches.", { enum: ["no-cache"] }) };
+const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: [NO_STORE_VALUE] }), Pragma: header("For HTTP/1.0 caches.", { enum: ["no-cache"] }) };
 const tokenError = (description: string, headers: Record<string, JsonSchema> = {}) => ({
   description,
   headers: { ...TOKEN_ANSWER_HEADERS, ...headers },

@@ -7,12 +7,18 @@ import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { ScopeService, type ListScopesResponse } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
+import {
+  EVENT_LIVE_CACHE_CONTROL,
+  EVENTS_CACHE_CONTROL,
+  IMMUTABLE_CACHE_CONTROL,
+  INSIGHTS_CACHE_CONTROL_PATTERN,
+  INSIGHTS_MAX_AGE_S,
+  LIVE_CACHE_CONTROL,
+  NEAR_NOW_CACHE_CONTROL,
+  RESULTS_CACHE_CONTROL,
+  SCOPES_CACHE_CONTROL,
+} from "../cache-policy.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/paging.js";
-import { EVENT_LIVE_CACHE_CONTROL, EVENTS_CACHE_CONTROL } from "../services/events.js";
-import { LIVE_CACHE_CONTROL } from "../services/race-live.js";
-import { RESULTS_CACHE_CONTROL } from "../services/results.js";
-import { SCOPES_CACHE_CONTROL } from "../services/scopes.js";
-import { IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL } from "../services/track.js";
 import { dateTime } from "./date-time-json.js";
 import { eventLiveJson } from "./event-live-json.js";
 import { insightsJson } from "./insights-json.js";
@@ -116,7 +122,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     normalizeQuery: firstLang,
     request: (request) => ({ ...raceId(request), lang: lang(request) }),
     body: "LiveInsights",
-    cacheControl: { pattern: "^private, max-age=[0-9]+$", description: "Private; max-age is the seconds until the next generation, at most 60." },
+    cacheControl: { pattern: INSIGHTS_CACHE_CONTROL_PATTERN, description: `Private; max-age is the seconds until the next generation, at most ${INSIGHTS_MAX_AGE_S}.` },
     dataAsOf: true,
     response: insightsJson,
   }),

@@ -9,6 +9,7 @@ import { create } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import type { ServerResponse } from "node:http";
+import { NO_STORE } from "../cache-policy.js";
 import type { Services } from "../services/routes.js";
 import { ref, type JsonSchema } from "./json-schemas.js";
 import { streamRouteSchema, type StreamRouteDocs } from "./route-schemas.js";
@@ -106,7 +107,7 @@ export async function writeStream(
   raw.writeHead(200, {
     ...headers,
     "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-store",
+    "cache-control": NO_STORE,
     // Proxies such as nginx would otherwise buffer the stream.
     "x-accel-buffering": "no",
   });

@@ -4,10 +4,10 @@
 // EVENT_NOT_FOUND, all alike.
 
 import type { Caller } from "../auth/guard.js";
+import { isUuid } from "../domain/uuid.js";
 import { ApiError } from "../errors/api-error.js";
 import { findVisibleEvent, type EventDetailRecord } from "../store/events.js";
 import type { Pool } from "../store/pool.js";
-import { isUuid } from "./race-access.js";
 
 export async function visibleEvent(pool: Pool, caller: Caller, eventId: string): Promise<EventDetailRecord> {
   const event = isUuid(eventId) ? await findVisibleEvent(pool, caller.clubId, eventId.toLowerCase()) : null;

@@ -4,24 +4,14 @@
 import { timestampFromDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
+import { EVENT_LIVE_CACHE_CONTROL, EVENTS_CACHE_CONTROL } from "../cache-policy.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, nextPage, pageWindow } from "../domain/paging.js";
 import { ApiError } from "../errors/api-error.js";
 import { countVisibleEvents, visibleEvents, type EventDetailRecord, type EventRecord } from "../store/events.js";
 import type { ReadPools } from "../store/read-replica.js";
 import { visibleEvent } from "./event-access.js";
 import { guarded, type GuardedDeps } from "./guarded.js";
-import { STORED_STATES } from "./race-live.js";
-
-/** The list changes when a club edits its events: a short private freshness, then revalidate with the ETag. */
-export const EVENTS_CACHE_CONTROL = "private, max-age=30";
-
-/**
- * The live status changes when a race goes live or a group starts or finishes: an
- * overlay polling it every 10 s learns of that soon enough, and a 304 (the gateway's
- * ETag) keeps each poll cheap. Private: it is reached with a bearer token and only
- * some clubs may see the event.
- */
-export const EVENT_LIVE_CACHE_CONTROL = "private, max-age=10";
+import { STORED_STATES } from "./start-group-states.js";
 
 export function eventService(deps: GuardedDeps & { reads: ReadPools }): ServiceImpl<typeof EventService> {
   return {

@@ -21,12 +21,9 @@ import type { RaceRecord } from "../store/races.js";
 import { guarded } from "./guarded.js";
 import { FEED_ASK_EVERY_MS, Feeds } from "./feeds.js";
 import { guardedStream } from "./guarded-stream.js";
-import { DATA_AS_OF_HEADER } from "./race-live.js";
-import type { ServiceDeps } from "./routes.js";
+import type { ServiceDeps } from "./deps.js";
 import { SharedRead } from "../shared-read.js";
-
-/** A race that is not live answers the same until it goes live: poll it at the recommended 15-60 s. */
-const NOT_LIVE_MAX_AGE_S = 15;
+import { DATA_AS_OF_HEADER, insightsCacheControl } from "../cache-policy.js";
 
 interface Answer {
   message: GetLiveInsightsResponse;
@@ -44,9 +41,8 @@ export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGene
       const race = await deps.races.trackingRace(caller, request.raceId);
       const lang = normalizeLang(request.lang);
       const answer = await current(race, lang);
-      const maxAge = race.isLive ? Math.max(1, Math.min(60, Math.ceil((answer.freshUntilMs - Date.now()) / 1000))) : NOT_LIVE_MAX_AGE_S;
       context.responseHeader.set(DATA_AS_OF_HEADER, new Date(timestampMs(answer.message.dataAsOf!)).toISOString());
-      context.responseHeader.set("cache-control", `private, max-age=${maxAge}`);
+      context.responseHeader.set("cache-control", insightsCacheControl(race.isLive, answer.freshUntilMs, Date.now()));
       return answer.message;
     }),
     watchLiveInsights: guardedStream(

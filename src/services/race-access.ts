@@ -6,18 +6,13 @@
 
 import { SharedRead } from "../shared-read.js";
 import type { Caller } from "../auth/guard.js";
+import { isUuid } from "../domain/uuid.js";
 import { ApiError } from "../errors/api-error.js";
 import { findRace, type RaceRecord } from "../store/races.js";
 import type { ReadPools } from "../store/read-replica.js";
 
 /** Races are re-read at most this often: sharing, delay and group states change rarely. */
 export const RACE_MAX_AGE_MS = 2000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether a path id is a UUID at all; anything else is answered as not found, never 400. */
-export function isUuid(id: string): boolean {
-  return UUID.test(id);
-}
 
 export class RaceDirectory {
   private readonly races = new SharedRead<{ race: RaceRecord | null }>({ ttlMs: RACE_MAX_AGE_MS, max: 10_000 });

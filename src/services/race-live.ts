@@ -18,17 +18,10 @@ import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import { FEED_ASK_EVERY_MS, Feeds } from "./feeds.js";
 import { guarded } from "./guarded.js";
 import { guardedStream } from "./guarded-stream.js";
-import type { ServiceDeps } from "./routes.js";
+import { STORED_STATES } from "./start-group-states.js";
+import type { ServiceDeps } from "./deps.js";
 import { SharedRead } from "../shared-read.js";
-
-/** The spec's "shared server-side cache of 2 seconds per race". */
-export const LIVE_MAX_AGE_MS = 2000;
-/**
- * The answer is the same for every caller who may see the race, but it is reached with
- * a bearer token and only some clubs may see it: shared caches must not keep it.
- */
-export const LIVE_CACHE_CONTROL = "private, max-age=2";
-export const DATA_AS_OF_HEADER = "x-data-as-of";
+import { DATA_AS_OF_HEADER, LIVE_CACHE_CONTROL, LIVE_MAX_AGE_MS } from "../cache-policy.js";
 
 export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveService> {
   // Races polled within the last 2 s; a few hundred live at once is a busy day.
@@ -166,12 +159,3 @@ function stateAsOf(group: StartGroupRecord, asOf: number): StartGroupState {
   if (stored === StartGroupState.FINISHED && group.finishMs !== null && group.finishMs > asOf) return StartGroupState.STARTED;
   return stored;
 }
-
-/** A stored start group state as the enum of common.proto. */
-export const STORED_STATES: Record<StartGroupRecord["state"], StartGroupState> = {
-  Scheduled: StartGroupState.SCHEDULED,
-  Started: StartGroupState.STARTED,
-  Finished: StartGroupState.FINISHED,
-  Postponed: StartGroupState.POSTPONED,
-  Abandoned: StartGroupState.ABANDONED,
-};

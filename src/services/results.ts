@@ -6,19 +6,13 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ResultStatus, ResultsService } from "../../gen/racing/v1/results_pb.js";
+import { RESULTS_CACHE_CONTROL } from "../cache-policy.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import type { StartGroupRecord } from "../store/races.js";
 import { officialResults, type GroupResultsRecord, type ResultRowRecord } from "../store/results.js";
 import { visibleEvent } from "./event-access.js";
 import { guarded } from "./guarded.js";
-import type { ServiceDeps } from "./routes.js";
-
-/**
- * Results change when the club publishes or revises them (provisional to final,
- * after protests): minutes apart at most, so a 30 s private freshness, then the
- * gateway's ETag. Private: reached with a bearer token, only some clubs may see them.
- */
-export const RESULTS_CACHE_CONTROL = "private, max-age=30";
+import type { ServiceDeps } from "./deps.js";
 
 interface RaceLike {
   uuid: string;

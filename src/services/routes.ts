@@ -9,13 +9,9 @@ import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
-import type { ReadPools } from "../store/read-replica.js";
+import type { ServiceDeps } from "./deps.js";
 import { eventService } from "./events.js";
-import type { FeedTiming } from "./feeds.js";
-import type { StreamDeps } from "./guarded-stream.js";
-import type { InsightsGenerator } from "../insights/generator.js";
 import { liveInsightsService } from "./live-insights.js";
-import type { RaceDirectory } from "./race-access.js";
 import { raceLiveService } from "./race-live.js";
 import { registerReflection } from "./reflection.js";
 import { resultsService } from "./results.js";
@@ -31,12 +27,6 @@ export const racingServices: readonly DescService[] = [
   ResultsService,
   ScopeService,
 ];
-
-/** `reads.pool()` for every read-model query: the replica while it is caught up, otherwise the primary. */
-export type ServiceDeps = StreamDeps & { reads: ReadPools; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
-
-/** Heartbeat and stall limits of the Watch streams (the producers' beat is feeds.ts's). */
-export type StreamTiming = Omit<FeedTiming, "askEveryMs">;
 
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
 export interface Services {

@@ -4,10 +4,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { SCOPES, type Scope } from "../auth/scopes.js";
+import { SCOPES_CACHE_CONTROL } from "../cache-policy.js";
 import { guarded, type GuardedDeps } from "./guarded.js";
-
-/** Scopes can be taken from a client at any time: always revalidate (the gateway's ETag). */
-export const SCOPES_CACHE_CONTROL = "private, no-cache";
 
 export function scopeService(deps: GuardedDeps): ServiceImpl<typeof ScopeService> {
   return {

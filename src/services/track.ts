@@ -18,6 +18,7 @@ import {
 } from "../../gen/racing/v1/track_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
+import { isUuid } from "../domain/uuid.js";
 import { overlap, requestedWindow, servedRange, trackWindow, type TimeRange, type TrackWindow } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import { fixesInWindow } from "../store/fixes.js";
@@ -25,24 +26,10 @@ import type { Pool } from "../store/pool.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boats.js";
 import { SharedRead } from "../shared-read.js";
+import { DATA_AS_OF_HEADER, IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL, NEAR_NOW_MAX_AGE_MS } from "../cache-policy.js";
 import { guarded } from "./guarded.js";
-import { isUuid } from "./race-access.js";
-import { DATA_AS_OF_HEADER } from "./race-live.js";
-import type { ServiceDeps } from "./routes.js";
+import type { ServiceDeps } from "./deps.js";
 
-/**
- * A window that never changes. `private`: the answer is for a bearer token's club, and
- * a shared cache may store an answer to an Authorization request only when told
- * `public` (RFC 9111 3.5), which would serve it to callers the guard never saw.
- */
-export const IMMUTABLE_CACHE_CONTROL = "private, max-age=3600, immutable";
-/**
- * A window reaching close to the cut-off: fixes may still arrive for it. Its answer is
- * shared for as long as a client may keep it: overlays following a live race ask for
- * the same window together, and the load test found these reads its largest cost.
- */
-export const NEAR_NOW_MAX_AGE_MS = 2000;
-export const NEAR_NOW_CACHE_CONTROL = `private, max-age=${NEAR_NOW_MAX_AGE_MS / 1000}`;
 /**
  * Kept windows hold at most this many fixes in all (a full 10-minute page of 100 boats
  * is 60,000). Measured: about 80 bytes a fix for the message, and up to about 160 more
