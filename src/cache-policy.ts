@@ -60,5 +60,12 @@ export const NO_STORE = "no-store";
 
 /** The OpenAPI document changes only with a release. */
 export const OPENAPI_CACHE_CONTROL = "public, max-age=300";
+/** The OAuth metadata document changes only with the deployment (base URL, scope table). */
+export const METADATA_CACHE_CONTROL = "public, max-age=3600";
+/**
+ * The JWK Set: a retired key must stop verifying soon at the services that cache the set
+ * too (decisions.md); a new key is looked up by its unknown kid anyway.
+ */
+export const JWKS_CACHE_CONTROL = "public, max-age=60";
 /** The errors page (/docs/errors) changes only with a release. */
 export const ERRORS_PAGE_CACHE_CONTROL = "public, max-age=3600";

@@ -10,13 +10,6 @@ export const METADATA_PATH = "/.well-known/oauth-authorization-server";
 export const JWKS_PATH = "/.well-known/jwks.json";
 export const TOKEN_PATH = "/api/v1/oauth/token";
 
-/** The document changes only with the deployment (base URL, scope table). */
-export const METADATA_CACHE_CONTROL = "public, max-age=3600";
-/**
- * A retired key must stop verifying soon at the services that cache the set too
- * (decisions.md); a new key is looked up by its unknown kid anyway.
- */
-export const JWKS_CACHE_CONTROL = "public, max-age=60";
 export const JWKS_CONTENT_TYPE = "application/jwk-set+json";
 
 export interface AuthorizationServerMetadata {

@@ -6,14 +6,13 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import {
   authorizationServerMetadata,
-  JWKS_CACHE_CONTROL,
   JWKS_CONTENT_TYPE,
   JWKS_PATH,
   jwkSet,
-  METADATA_CACHE_CONTROL,
   METADATA_PATH,
 } from "../auth/discovery.js";
 import type { KeyRing } from "../auth/key-ring.js";
+import { JWKS_CACHE_CONTROL, METADATA_CACHE_CONTROL } from "../cache-policy.js";
 import { ApiError, errorHeaders } from "../errors/api-error.js";
 import { traceIdFrom } from "../services/context.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
