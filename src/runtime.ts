@@ -81,6 +81,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
     reads,
     logger,
     services: createServices({
+      pool,
       reads,
       guard,
       limits,

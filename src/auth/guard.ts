@@ -15,7 +15,7 @@ export interface Caller {
   clubUuid: string;
   /** Scopes the call may use: the token's scopes the client still holds, in SCOPES order. */
   scopes: Scope[];
-  /** Requests per minute of the club's two buckets. */
+  /** Requests per minute of the club's data buckets. */
   limits: Record<DataBucket, number>;
 }
 

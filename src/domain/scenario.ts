@@ -23,6 +23,8 @@ export interface Club {
   rateLimitPerMinute?: number;
   /** tracking:read bucket, requests per minute (default 120). */
   trackingRateLimitPerMinute?: number;
+  /** tracking:write (IngestService) bucket, requests per minute (default 6000). */
+  ingestRateLimitPerMinute?: number;
 }
 
 export interface Client {

@@ -32,6 +32,7 @@ const CODE_BY_STATUS: Record<number, Code> = {
   401: Code.Unauthenticated,
   403: Code.PermissionDenied,
   404: Code.NotFound,
+  409: Code.AlreadyExists,
   429: Code.ResourceExhausted,
   500: Code.Internal,
   503: Code.Unavailable,

@@ -5,7 +5,7 @@
 import { RATE_LIMITED_RETRY_AFTER_SECONDS } from "../limits/policy.js";
 
 export interface ErrorCodeSpec {
-  status: 400 | 401 | 403 | 404 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
   /** Names of `params` the code always carries. */
   params: readonly string[];
   /** Seconds a client must wait before retrying (sent as Retry-After and RetryInfo). */
@@ -16,6 +16,8 @@ export interface ErrorCodeSpec {
   when: string;
   /** What a client should do, for the errors page. */
   remedy: string;
+  /** Answered only by IngestService (gRPC/Connect), never on the REST v1 surface. */
+  ingestOnly?: true;
 }
 
 export const ERROR_CODES = {
@@ -121,6 +123,13 @@ export const ERROR_CODES = {
     params: [],
     when: "The event's club has not enabled tracking sharing (race endpoints only).",
     remedy: "Do not retry; the club must opt in to share tracking data.",
+  },
+  INGEST_CONFLICT: {
+    status: 409,
+    params: ["name"],
+    ingestOnly: true,
+    when: "IngestService: a reading (wind, live order, course version) with this natural key is already stored with other values; params.name names the key field. The stored one stands and nothing was written.",
+    remedy: "Do not retry the same request. A reading is a fact once recorded: send a correction as a new reading at its own time.",
   },
   RATE_LIMIT_EXCEEDED: {
     status: 429,

@@ -235,7 +235,8 @@ const scopeList = component("ScopeList", object({
   },
 }));
 
-const errorCodes = Object.keys(ERROR_CODES) as ErrorCode[];
+// IngestService's own codes never reach the REST surface.
+const errorCodes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !("ingestOnly" in ERROR_CODES[code]));
 const PARAMS: JsonSchema = {
   type: "object",
   additionalProperties: false,

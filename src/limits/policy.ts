@@ -3,19 +3,25 @@
 // bucket, when a counted call is refused, and what the answer says about it (the
 // RateLimit headers, Retry-After). rate-limits.ts counts calls; everything else reads this.
 
-/** The data-call buckets: tracking for the tracking:read endpoints, general for every other data call. */
-export type DataBucket = "tracking" | "general";
+/**
+ * The data-call buckets: tracking for the tracking:read endpoints, ingest for
+ * IngestService (tracking:write), general for every other data call.
+ */
+export type DataBucket = "tracking" | "general" | "ingest";
 /** The token endpoint's two limits: per client_id and, separately, per caller IP. */
 export type TokenBucket = "token-client" | "token-ip";
 export type Bucket = DataBucket | TokenBucket;
 
-export const BUCKETS: readonly Bucket[] = ["tracking", "general", "token-client", "token-ip"];
+export const BUCKETS: readonly Bucket[] = ["tracking", "general", "ingest", "token-client", "token-ip"];
 
 /** The spec's window: every limit is per minute. */
 export const WINDOW_SECONDS = 60;
 
-/** Requests per minute of a data bucket when the club sets none. */
-export const DEFAULT_PER_MINUTE: Readonly<Record<DataBucket, number>> = { general: 60, tracking: 120 };
+/**
+ * Requests per minute of a data bucket when the club sets none. Ingest: one call per
+ * second of fixes of one start group, for 100 start groups at once.
+ */
+export const DEFAULT_PER_MINUTE: Readonly<Record<DataBucket, number>> = { general: 60, tracking: 120, ingest: 6000 };
 
 /** The token endpoint's limit, per client_id and per caller IP alike. */
 export const TOKEN_REQUESTS_PER_MINUTE = 20;
@@ -23,16 +29,26 @@ export const TOKEN_REQUESTS_PER_MINUTE = 20;
 /** A 429 always says `Retry-After: 60`: fixed by the spec, not computed from the window. */
 export const RATE_LIMITED_RETRY_AFTER_SECONDS = 60;
 
-/** The bucket a data call counts against: the spec shares the tracking bucket among the tracking:read endpoints. */
+/**
+ * The bucket a data call counts against: the spec shares the tracking bucket among the
+ * tracking:read endpoints; writes have a bucket of their own, so a feeding platform
+ * never eats into what its club's readers may ask.
+ */
 export function bucketOf(scope: string | null): DataBucket {
-  return scope === "tracking:read" ? "tracking" : "general";
+  if (scope === "tracking:read") return "tracking";
+  return scope === "tracking:write" ? "ingest" : "general";
 }
 
 /** A club's limits per data bucket: its own where it set one, the defaults otherwise. */
-export function clubLimits(club: { rateLimitPerMinute: number | null; trackingRateLimitPerMinute: number | null }): Record<DataBucket, number> {
+export function clubLimits(club: {
+  rateLimitPerMinute: number | null;
+  trackingRateLimitPerMinute: number | null;
+  ingestRateLimitPerMinute: number | null;
+}): Record<DataBucket, number> {
   return {
     general: club.rateLimitPerMinute ?? DEFAULT_PER_MINUTE.general,
     tracking: club.trackingRateLimitPerMinute ?? DEFAULT_PER_MINUTE.tracking,
+    ingest: club.ingestRateLimitPerMinute ?? DEFAULT_PER_MINUTE.ingest,
   };
 }
 

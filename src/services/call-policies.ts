@@ -4,6 +4,7 @@
 
 import type { DescMethod } from "@bufbuild/protobuf";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
+import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
@@ -36,6 +37,15 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
   [ResultsService.method.getEventResults, { scope: "results:read", errors: ["EVENT_NOT_FOUND"] }],
   [ResultsService.method.getRaceResults, { scope: "results:read", errors: ["RACE_NOT_FOUND"] }],
   [ScopeService.method.listScopes, { scope: null, errors: [] }],
+  // IngestService answers NOT_FOUND for another club's race or event, like reads, and
+  // INVALID_ARGUMENT / ALREADY_EXISTS for what it was sent.
+  ...IngestService.methods.map((method): [DescMethod, Omit<CallPolicy, "bucket">] => [
+    method,
+    {
+      scope: "tracking:write",
+      errors: method === IngestService.method.updateEvent ? ["EVENT_NOT_FOUND", "API_PARAM_INVALID"] : ["RACE_NOT_FOUND", "API_PARAM_INVALID", "INGEST_CONFLICT"],
+    },
+  ]),
 ];
 
 const POLICIES = new Map<DescMethod, CallPolicy>(TABLE.map(([method, policy]) => [method, { ...policy, bucket: bucketOf(policy.scope) }]));

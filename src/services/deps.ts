@@ -1,14 +1,16 @@
-// What the service implementations are built from: the guard's parts, the read pools,
-// the race directory, the insights generator and the Watch streams' timing.
+// What the service implementations are built from: the guard's parts, the primary
+// (IngestService writes there), the read pools, the race directory, the insights
+// generator and the Watch streams' timing.
 
 import type { InsightsGenerator } from "../insights/generator.js";
+import type { Pool } from "../store/pool.js";
 import type { ReadPools } from "../store/read-replica.js";
 import type { FeedTiming } from "./feeds.js";
 import type { StreamDeps } from "./guarded-stream.js";
 import type { RaceDirectory } from "./race-access.js";
 
 /** `reads.pool()` for every read-model query: the replica while it is caught up, otherwise the primary. */
-export type ServiceDeps = StreamDeps & { reads: ReadPools; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
+export type ServiceDeps = StreamDeps & { pool: Pool; reads: ReadPools; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
 
 /** Heartbeat and stall limits of the Watch streams (the producers' beat is feeds.ts's). */
 export type StreamTiming = Omit<FeedTiming, "askEveryMs">;

@@ -4,6 +4,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
+import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
@@ -15,6 +16,7 @@ import { liveInsightsService } from "./live-insights.js";
 import { raceLiveService } from "./race-live.js";
 import { registerReflection } from "./reflection.js";
 import { resultsService } from "./results.js";
+import { ingestService } from "./ingest.js";
 import { scopeService } from "./scopes.js";
 import { trackService } from "./track.js";
 
@@ -26,6 +28,7 @@ export const racingServices: readonly DescService[] = [
   EventService,
   ResultsService,
   ScopeService,
+  IngestService,
 ];
 
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
@@ -36,6 +39,8 @@ export interface Services {
   track: ServiceImpl<typeof TrackService>;
   results: ServiceImpl<typeof ResultsService>;
   scopes: ServiceImpl<typeof ScopeService>;
+  /** Not on the REST surface: gRPC, gRPC-Web and Connect only. */
+  ingest: ServiceImpl<typeof IngestService>;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -46,6 +51,7 @@ export function createServices(deps: ServiceDeps): Services {
     track: trackService(deps),
     results: resultsService(deps),
     scopes: scopeService(deps),
+    ingest: ingestService(deps),
   };
 }
 
@@ -57,6 +63,7 @@ export function connectRoutes(services: Services): (router: ConnectRouter) => vo
     router.service(EventService, services.events);
     router.service(ResultsService, services.results);
     router.service(ScopeService, services.scopes);
+    router.service(IngestService, services.ingest);
     registerReflection(router, racingServices);
   };
 }

@@ -25,6 +25,8 @@ export interface ClientState {
   rateLimitPerMinute: number | null;
   /** The club's tracking:read limit; null = the default. */
   trackingRateLimitPerMinute: number | null;
+  /** The club's tracking:write (IngestService) limit; null = the default. */
+  ingestRateLimitPerMinute: number | null;
 }
 
 /** A client as administrators see it: never its secret or hash. */
@@ -89,8 +91,9 @@ const NAME_MAX = 200;
 export async function findClientState(db: Db, clientId: string): Promise<ClientState | null> {
   const [rows] = await db.query<RowDataPacket[]>(
     `SELECT c.id, c.client_id, c.club_id, k.uuid AS club_uuid, c.name, c.scopes, c.disabled, c.expires_at,
-            c.ip_allowlist, c.secret_version, c.secret_hash, k.rate_limit_per_minute, k.tracking_rate_limit_per_minute
-       FROM api_clients c JOIN clubs k ON k.id = c.club_id
+            c.ip_allowlist, c.secret_version, c.secret_hash, k.rate_limit_per_minute, k.tracking_rate_limit_per_minute,
+            il.rate_limit_per_minute AS ingest_rate_limit_per_minute
+       FROM api_clients c JOIN clubs k ON k.id = c.club_id LEFT JOIN club_ingest_limits il ON il.club_id = c.club_id
       WHERE c.client_id = ?`,
     [clientId],
   );
@@ -110,6 +113,7 @@ export async function findClientState(db: Db, clientId: string): Promise<ClientS
     secretHash: row.secret_hash as string,
     rateLimitPerMinute: nullableNumber(row.rate_limit_per_minute),
     trackingRateLimitPerMinute: nullableNumber(row.tracking_rate_limit_per_minute),
+    ingestRateLimitPerMinute: nullableNumber(row.ingest_rate_limit_per_minute),
   };
 }
 

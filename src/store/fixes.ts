@@ -2,7 +2,7 @@
 // (start_group_id, entry_id, t) makes both hot reads index range reads, which
 // test/store/fixes-explain.test.ts proves with EXPLAIN on every run.
 
-import type { RowDataPacket } from "mysql2/promise";
+import type { ResultSetHeader, RowDataPacket } from "mysql2/promise";
 import type { Connection, Pool } from "./pool.js";
 
 export interface FixRow {
@@ -128,4 +128,63 @@ function toFixRow(row: RowDataPacket): FixRow {
 
 function sqlNumber(value: number | null | undefined): string {
   return value === null || value === undefined ? "NULL" : String(value);
+}
+
+/** A fix to write, accuracy included (private: stored, never read back by a serving query). */
+export interface NewFix {
+  entryId: number;
+  t: number;
+  lat: number;
+  lon: number;
+  sogKn: number | null;
+  cogDeg: number | null;
+  accuracyM: number | null;
+}
+
+/**
+ * Writes fixes whose keys are not stored yet; a key stored meanwhile (a concurrent
+ * retry of the same batch) is skipped, never overwritten. Returns the rows written.
+ * Text SQL for the same reason as upsertFixes: the values are validated numbers.
+ */
+export async function insertNewFixes(conn: Connection, startGroupId: number, fixes: readonly NewFix[]): Promise<number> {
+  let written = 0;
+  for (let from = 0; from < fixes.length; from += ROWS_PER_STATEMENT) {
+    const values = fixes
+      .slice(from, from + ROWS_PER_STATEMENT)
+      .map((f) => `(${startGroupId},${f.entryId},${f.t},${f.lat},${f.lon},${sqlNumber(f.sogKn)},${sqlNumber(f.cogDeg)},${sqlNumber(f.accuracyM)})`);
+    const [result] = await conn.query<ResultSetHeader>(
+      `INSERT IGNORE INTO fixes (start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg, accuracy_m) VALUES ${values.join(",")}`,
+    );
+    written += result.affectedRows;
+  }
+  return written;
+}
+
+/** One boat's stored fixes in [fromMs, toMs], both inclusive: what a batch may repeat. */
+export interface FixRange {
+  entryId: number;
+  fromMs: number;
+  toMs: number;
+}
+
+/** The stored fixes of each boat's range, one primary-key range per boat, in one statement. */
+export async function fixesInRanges(db: Pool | Connection, startGroupId: number, ranges: readonly FixRange[]): Promise<FixRow[]> {
+  if (ranges.length === 0) return [];
+  const [rows] = await db.query<RowDataPacket[]>(
+    `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
+     WHERE start_group_id = ? AND (${ranges.map(() => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`,
+    [startGroupId, ...ranges.flatMap((r) => [r.entryId, r.fromMs, r.toMs])],
+  );
+  return rows.map(toFixRow);
+}
+
+/** Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs would cut. */
+export async function hasFixBetween(db: Pool | Connection, startGroupId: number, entryId: number, afterMs: number, beforeMs: number): Promise<boolean> {
+  const [rows] = await db.query<RowDataPacket[]>("SELECT 1 FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ? AND t < ? LIMIT 1", [
+    startGroupId,
+    entryId,
+    afterMs,
+    beforeMs,
+  ]);
+  return rows.length > 0;
 }

@@ -314,4 +314,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 5,
+    name: "live ingest",
+    statements: [
+      // Tables of their own rather than new columns: MySQL 8 has no ADD COLUMN IF NOT
+      // EXISTS, and every statement must be safe to run again.
+      `CREATE TABLE IF NOT EXISTS club_ingest_limits (
+        club_id ${ID} PRIMARY KEY,
+        rate_limit_per_minute INT UNSIGNED NOT NULL COMMENT 'tracking:write (IngestService) bucket; no row = default 6000',
+        CONSTRAINT club_ingest_limits_club FOREIGN KEY (club_id) REFERENCES clubs (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+
+      // Raising an event's delay moves its track cut-off back, but windows served as
+      // immutable under the shorter delay must stay as served: the newest settled time
+      // under any earlier delay is kept here, and ingest refuses fixes before it.
+      `CREATE TABLE IF NOT EXISTS event_settled_floors (
+        event_id ${ID} PRIMARY KEY,
+        settled_before_ms BIGINT NOT NULL COMMENT 'epoch ms: track windows ending before it may have been served as immutable',
+        CONSTRAINT event_settled_floors_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+    ],
+  },
 ];

@@ -86,13 +86,22 @@ export async function writeScenario(conn: Connection, s: Scenario, stored: Store
 }
 
 async function upsertClub(conn: Connection, club: Club): Promise<number> {
-  return upsertReturningId(
+  const id = await upsertReturningId(
     conn,
     `INSERT INTO clubs (uuid, name, rate_limit_per_minute, tracking_rate_limit_per_minute) VALUES (?, ?, ?, ?)
      ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id), name = VALUES(name),
        rate_limit_per_minute = VALUES(rate_limit_per_minute), tracking_rate_limit_per_minute = VALUES(tracking_rate_limit_per_minute)`,
     [uuid(club.id), club.name, club.rateLimitPerMinute ?? null, club.trackingRateLimitPerMinute ?? null],
   );
+  if (club.ingestRateLimitPerMinute === undefined) {
+    await conn.query("DELETE FROM club_ingest_limits WHERE club_id = ?", [id]);
+  } else {
+    await conn.query(
+      "INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) VALUES (?, ?) ON DUPLICATE KEY UPDATE rate_limit_per_minute = VALUES(rate_limit_per_minute)",
+      [id, club.ingestRateLimitPerMinute],
+    );
+  }
+  return id;
 }
 
 async function writeClient(conn: Connection, client: Client, clubId: number, secret: SecretChange): Promise<void> {

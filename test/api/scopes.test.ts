@@ -28,12 +28,13 @@ function expected(granted: string[]) {
       { name: "tracking:read", description: SCOPES["tracking:read"], granted: granted.includes("tracking:read") },
       { name: "events:read", description: SCOPES["events:read"], granted: granted.includes("events:read") },
       { name: "results:read", description: SCOPES["results:read"], granted: granted.includes("results:read") },
+      { name: "tracking:write", description: SCOPES["tracking:write"], granted: granted.includes("tracking:write") },
     ],
   };
 }
 
 describe("the scope list", () => {
-  it("lists the three scopes with their descriptions, all granted to a token with every scope", async () => {
+  it("lists the four scopes with their descriptions, the client's granted to a token with every scope", async () => {
     const response = await scopes(await tokenFor(api.url, "overlay"));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
@@ -46,6 +47,7 @@ describe("the scope list", () => {
         { name: "tracking:read", description: "race live, live insights and track history", granted: true },
         { name: "events:read", description: "the events list and event live status", granted: true },
         { name: "results:read", description: "event and race results", granted: true },
+        { name: "tracking:write", description: "live ingest: fixes, wind, live order, finishes, race state and events of the client's own club (IngestService)", granted: false },
       ],
     });
   });
@@ -79,6 +81,7 @@ describe("the scope list", () => {
         { name: "tracking:read", description: SCOPES["tracking:read"] },
         { name: "events:read", description: SCOPES["events:read"] },
         { name: "results:read", description: SCOPES["results:read"], granted: true },
+        { name: "tracking:write", description: SCOPES["tracking:write"] },
       ],
     });
     expect(await connectError(await connectCall(api.url, "racing.v1.ScopeService/ListScopes", {}))).toMatchObject({ code: "unauthenticated", reason: "API_TOKEN_MISSING" });
@@ -92,6 +95,7 @@ describe("the scope list", () => {
         ["tracking:read", false],
         ["events:read", false],
         ["results:read", true],
+        ["tracking:write", false],
       ]);
     } finally {
       client.close();

@@ -198,7 +198,7 @@ describe("race-api clients", () => {
   it("answers a bad value with one line naming it, exit code 1, and changes nothing", async () => {
     const before = await allRows();
     const cases: [string[], string][] = [
-      [["create", "--club", IDS.club, "--scopes", "tracking:read fixes:write"], 'race-api: unknown scope "fixes:write" (scopes: tracking:read, events:read, results:read)'],
+      [["create", "--club", IDS.club, "--scopes", "tracking:read fixes:write"], 'race-api: unknown scope "fixes:write" (scopes: tracking:read, events:read, results:read, tracking:write)'],
       [["create", "--club", IDS.club, "--scopes", "tracking:read", "--allowlist", "10.0.0.0/33"], 'race-api: allowlist entry "10.0.0.0/33" has a prefix length that is not a whole number from 0 to 32'],
       [["create", "--club", IDS.club, "--scopes", "tracking:read", "--expires-at", "2027-02-30T00:00:00Z"], 'race-api: "2027-02-30T00:00:00Z" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"'],
       [["create", "--club", IDS.club, "--scopes", "tracking:read", "--expires-at", "2027-03-31T23:59:59"], 'race-api: "2027-03-31T23:59:59" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"'],
@@ -213,7 +213,7 @@ describe("race-api clients", () => {
       [["set-expiry", "overlay-1", "tomorrow"], 'race-api: "tomorrow" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"'],
       [["set-expiry", "nobody", "never"], 'race-api: unknown client "nobody"'],
       [["set-allowlist", "overlay-1", "10.0.0.0/8", "10.0.0.300"], 'race-api: allowlist entry "10.0.0.300" is not an IPv4 or IPv6 address or CIDR range'],
-      [["set-scopes", "overlay-1", "tracking:write"], 'race-api: unknown scope "tracking:write" (scopes: tracking:read, events:read, results:read)'],
+      [["set-scopes", "overlay-1", "results:write"], 'race-api: unknown scope "results:write" (scopes: tracking:read, events:read, results:read, tracking:write)'],
       [["set-scopes", "nobody", "tracking:read"], 'race-api: unknown client "nobody"'],
     ];
     for (const [args, message] of cases) {

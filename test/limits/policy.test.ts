@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
+import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
@@ -17,10 +18,16 @@ describe("the rate-limit policy", () => {
     for (const method of general) expect(callPolicy(method).bucket, method.name).toBe("general");
   });
 
-  it("gives a club 60 general and 120 tracking calls a minute unless it set its own", () => {
-    expect(clubLimits({ rateLimitPerMinute: null, trackingRateLimitPerMinute: null })).toEqual({ general: 60, tracking: 120 });
-    expect(clubLimits({ rateLimitPerMinute: 600, trackingRateLimitPerMinute: null })).toEqual({ general: 600, tracking: 120 });
-    expect(clubLimits({ rateLimitPerMinute: null, trackingRateLimitPerMinute: 5 })).toEqual({ general: 60, tracking: 5 });
+  it("counts every IngestService call against the ingest bucket", () => {
+    for (const method of IngestService.methods) expect(callPolicy(method).bucket, method.name).toBe("ingest");
+  });
+
+  it("gives a club 60 general, 120 tracking and 6000 ingest calls a minute unless it set its own", () => {
+    const unset = { rateLimitPerMinute: null, trackingRateLimitPerMinute: null, ingestRateLimitPerMinute: null };
+    expect(clubLimits(unset)).toEqual({ general: 60, tracking: 120, ingest: 6000 });
+    expect(clubLimits({ ...unset, rateLimitPerMinute: 600 })).toEqual({ general: 600, tracking: 120, ingest: 6000 });
+    expect(clubLimits({ ...unset, trackingRateLimitPerMinute: 5 })).toEqual({ general: 60, tracking: 5, ingest: 6000 });
+    expect(clubLimits({ ...unset, ingestRateLimitPerMinute: 30_000 })).toEqual({ general: 60, tracking: 120, ingest: 30_000 });
   });
 
   it("refuses the call past the limit, never the one that reaches it", () => {

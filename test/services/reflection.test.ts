@@ -16,6 +16,7 @@ import { bidi, grpcClient, unary } from "../support/grpc.js";
 
 const RACING_SERVICES = [
   "racing.v1.EventService",
+  "racing.v1.IngestService",
   "racing.v1.LiveInsightsService",
   "racing.v1.RaceLiveService",
   "racing.v1.ResultsService",

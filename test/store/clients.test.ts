@@ -183,6 +183,7 @@ describe("setters", () => {
 describe("findClientState", () => {
   it("returns what the guard needs, with the club's limits", async () => {
     await db.pool.query("UPDATE clubs SET tracking_rate_limit_per_minute = 240 WHERE uuid = ?", [IDS.club]);
+    await db.pool.query("INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) SELECT id, 3000 FROM clubs WHERE uuid = ?", [IDS.club]);
     const expiresAt = new Date("2031-06-01T12:00:00Z");
     await createClient(db.pool, { clubUuid: IDS.club, clientId: "guarded", name: "Guarded", scopes: ["tracking:read", "events:read"], expiresAt, ipAllowlist: ["10.0.0.0/8"] });
     await rotateSecret(db.pool, "guarded");
@@ -203,12 +204,13 @@ describe("findClientState", () => {
       secretHash: stored.secret_hash,
       rateLimitPerMinute: 90,
       trackingRateLimitPerMinute: 240,
+      ingestRateLimitPerMinute: 3000,
     });
   });
 
   it("reports null limits as the defaults' null", async () => {
     const state = await findClientState(db.pool, "cohost-app");
-    expect(state).toMatchObject({ clubUuid: IDS.otherClub, rateLimitPerMinute: null, trackingRateLimitPerMinute: null, name: null, expiresAt: null, ipAllowlist: [] });
+    expect(state).toMatchObject({ clubUuid: IDS.otherClub, rateLimitPerMinute: null, trackingRateLimitPerMinute: null, ingestRateLimitPerMinute: null, name: null, expiresAt: null, ipAllowlist: [] });
   });
 
   it("returns null for an unknown client", async () => {

@@ -41,7 +41,7 @@ export const ListScopesRequestSchema: GenMessage<ListScopesRequest> = /*@__PURE_
 export type ListScopesResponse = Message<"racing.v1.ListScopesResponse"> & {
   /**
    * Every scope of the API, in a fixed order (tracking:read, events:read,
-   * results:read). Never null in REST.
+   * results:read, tracking:write). Never null in REST.
    *
    * @generated from field: repeated racing.v1.ScopeGrant scopes = 1;
    */

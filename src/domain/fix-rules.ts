@@ -1,0 +1,112 @@
+// What an ingested batch of GPS fixes must look like, and which of its fixes may be
+// written: the shape rules that refuse the whole batch (INVALID_ARGUMENT naming the
+// field) and the per-fix rules that refuse one fix with its reason. Pure: times are
+// epoch ms, the stored state comes in as arguments.
+
+import { captureWindow } from "./race-time.js";
+import { SETTLED_BEFORE_CUTOFF_MS } from "./track-window.js";
+import { isUuid } from "./uuid.js";
+
+/** Most boats and fixes one request may carry: about 3 minutes of 100 boats at 1 Hz. */
+export const MAX_BOATS_PER_BATCH = 1000;
+export const MAX_FIXES_PER_BATCH = 20_000;
+/** How far a sample time may lie ahead of the server's clock (phone clocks drift). */
+export const FUTURE_TOLERANCE_MS = 5000;
+/**
+ * How much earlier than the settled edge a late fix is already refused. It covers the
+ * time between the check and the commit (bounded by COMMIT_DEADLINE_MS) and clock
+ * differences between instances, so no reader can have served the window as
+ * immutable before the fix became visible.
+ */
+export const SETTLED_MARGIN_MS = 10_000;
+/** A batch whose transaction is not ready to commit within this long after its checks is rolled back. */
+export const COMMIT_DEADLINE_MS = 5000;
+export const MAX_SOG_KN = 100;
+/** Sample times must be real dates: 0 (1970) up to JavaScript's last date. */
+const MAX_T = 8.64e15;
+
+export type FixRejection = "UNKNOWN_ENTRY" | "OUT_OF_RANGE" | "OUTSIDE_CAPTURE_WINDOW" | "IN_FUTURE" | "WINDOW_SETTLED" | "CONFLICT";
+
+/** One boat's part of a batch, as the request carries it. */
+export interface BoatFixesInput {
+  entryId: string;
+  t: readonly bigint[];
+  lat: readonly number[];
+  lon: readonly number[];
+  sogKn: readonly number[];
+  cogDeg: readonly number[];
+  accuracyM: readonly number[];
+}
+
+/**
+ * The first field that makes the batch malformed, in Connect JSON spelling
+ * (`boats[2].t[17]`), or null. Checked: sizes, UUIDs, an entry twice, array lengths,
+ * t a real epoch-ms time and strictly ascending.
+ */
+export function malformedField(boats: readonly BoatFixesInput[]): string | null {
+  if (boats.length > MAX_BOATS_PER_BATCH) return "boats";
+  let fixes = 0;
+  const entries = new Set<string>();
+  for (const [i, boat] of boats.entries()) {
+    const at = `boats[${i}]`;
+    if (!isUuid(boat.entryId) || entries.has(boat.entryId.toLowerCase())) return `${at}.entryId`;
+    entries.add(boat.entryId.toLowerCase());
+    const n = boat.t.length;
+    fixes += n;
+    if (fixes > MAX_FIXES_PER_BATCH) return "boats";
+    if (boat.lat.length !== n) return `${at}.lat`;
+    if (boat.lon.length !== n) return `${at}.lon`;
+    // Optional columns: empty (none reported) or one per fix.
+    if (boat.sogKn.length !== 0 && boat.sogKn.length !== n) return `${at}.sogKn`;
+    if (boat.cogDeg.length !== 0 && boat.cogDeg.length !== n) return `${at}.cogDeg`;
+    if (boat.accuracyM.length !== 0 && boat.accuracyM.length !== n) return `${at}.accuracyM`;
+    for (let k = 0; k < n; k++) {
+      const t = boat.t[k]!;
+      if (t < 0n || t > BigInt(MAX_T) || (k > 0 && t <= boat.t[k - 1]!)) return `${at}.t[${k}]`;
+    }
+  }
+  return null;
+}
+
+/** Whether a fix's position, speed and course are real values in range; NaN speed or course is "not reported". */
+export function inRange(lat: number, lon: number, sogKn: number, cogDeg: number): boolean {
+  if (!(lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180)) return false;
+  if (!Number.isNaN(sogKn) && !(sogKn >= 0 && sogKn <= MAX_SOG_KN)) return false;
+  return Number.isNaN(cogDeg) || (cogDeg >= 0 && cogDeg < 360);
+}
+
+/**
+ * The earliest sample time a fix may still have: a track window ending at least 2
+ * minutes before the delayed cut-off is served as immutable, so nothing before that
+ * edge (less the margin, and never before an edge an earlier, shorter delay had
+ * reached: `floorMs`) may be written any more.
+ */
+export function settledBefore(nowMs: number, delaySeconds: number, floorMs: number | null): number {
+  const edge = nowMs - delaySeconds * 1000 - SETTLED_BEFORE_CUTOFF_MS + SETTLED_MARGIN_MS;
+  return floorMs === null ? edge : Math.max(edge, floorMs + SETTLED_MARGIN_MS);
+}
+
+/** What a fix is checked against besides itself. */
+export interface FixContext {
+  nowMs: number;
+  settledBeforeMs: number;
+  /** Null while the group has no gun: the capture window is not known yet. */
+  gunMs: number | null;
+}
+
+/**
+ * Why a fix of a known entry, in range and not already stored, may not be written;
+ * null when it may. `boatFinishMs` is the boat's earliest phone finish.
+ */
+export function timeRejection(t: number, context: FixContext, boatFinishMs: number | null): FixRejection | null {
+  if (t > context.nowMs + FUTURE_TOLERANCE_MS) return "IN_FUTURE";
+  if (t < context.settledBeforeMs) return "WINDOW_SETTLED";
+  const window = captureWindow(context.gunMs, boatFinishMs);
+  if (window !== null && (t < window.fromMs || t > window.toMs)) return "OUTSIDE_CAPTURE_WINDOW";
+  return null;
+}
+
+/** Optional values as stored: NaN (not reported) and infinities become null. */
+export function storedNumber(value: number | undefined): number | null {
+  return value === undefined || !Number.isFinite(value) ? null : value;
+}

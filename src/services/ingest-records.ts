@@ -1,0 +1,249 @@
+// The ingest writes other than fixes: wind, live order, phone finishes, start group
+// state, course versions, race and event flags, and results. Each is one transaction
+// against the race or event as it stands, keyed by its natural key (see ingest.proto).
+
+import type { Caller } from "../auth/guard.js";
+import type {
+  PublishResultsRequest,
+  RecordFinishRequest,
+  RecordLiveOrderRequest,
+  RecordWindRequest,
+  SetCourseRequest,
+  UpdateEventRequest,
+  UpdateRaceRequest,
+  UpdateStartGroupRequest,
+} from "../../gen/racing/v1/ingest_pb.js";
+import { CourseStepKind, IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
+import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
+import { CAPTURE_BEFORE_GUN_MS, dataAsOf } from "../domain/race-time.js";
+import { settledBefore } from "../domain/fix-rules.js";
+import { SETTLED_BEFORE_CUTOFF_MS } from "../domain/track-window.js";
+import { ApiError } from "../errors/api-error.js";
+import type { CourseStepKind as StoredStepKind, StartGroupState as StoredState } from "../domain/scenario.js";
+import { hasFixBetween } from "../store/fixes.js";
+import {
+  groupEntryIds,
+  publishResults,
+  raiseSettledFloor,
+  recordCourse,
+  recordFinish,
+  recordLiveOrder,
+  recordWind,
+  updateEvent,
+  updateRace,
+  updateStartGroup,
+  type IngestEvent,
+  type IngestStartGroup,
+  type ReadingWrite,
+  type StartGroupChange,
+} from "../store/ingest.js";
+import { inTransaction, type Connection, type Pool } from "../store/pool.js";
+import { anyTime, invalid, readingTime, startGroupOf, writableEventForUpdate, writableRace } from "./ingest-access.js";
+
+const MAX_ROWS = 1000;
+const MAX_STEPS = 50;
+
+export async function writeWind(pool: Pool, caller: Caller, request: RecordWindRequest): Promise<{ duplicate: boolean }> {
+  const nowMs = Date.now();
+  const measuredAtMs = readingTime(request.measuredAtUtc, "measuredAtUtc", nowMs);
+  if (!Number.isInteger(request.twd) || request.twd < 0 || request.twd > 359) throw invalid("twd");
+  const tws = request.tws ?? null;
+  if (tws !== null && !(tws >= 0 && tws <= 200)) throw invalid("tws");
+  return inTransaction(pool, async (conn) => {
+    const group = await groupOfRace(conn, caller, request);
+    return { duplicate: reading(await recordWind(conn, group.id, { measuredAtMs, twd: request.twd, tws }), "measuredAtUtc") };
+  });
+}
+
+export async function writeLiveOrder(pool: Pool, caller: Caller, request: RecordLiveOrderRequest): Promise<{ duplicate: boolean }> {
+  const asOfMs = readingTime(request.asOfUtc, "asOfUtc", Date.now());
+  if (request.rows.length > MAX_ROWS) throw invalid("rows");
+  for (const [i, row] of request.rows.entries()) {
+    if (row.rank !== undefined && row.rank < 1) throw invalid(`rows[${i}].rank`);
+    for (const name of ["elapsedSeconds", "correctedSeconds", "deltaSeconds"] as const) {
+      const value = row[name];
+      if (value !== undefined && !Number.isFinite(value)) throw invalid(`rows[${i}].${name}`);
+    }
+  }
+  return inTransaction(pool, async (conn) => {
+    const group = await groupOfRace(conn, caller, request);
+    const entries = await entriesOfGroup(conn, group.id, request.rows.map((r) => r.entryId), (i) => `rows[${i}].entryId`);
+    const rows = request.rows.map((row, i) => ({
+      entryId: entries[i]!,
+      rank: row.rank ?? null,
+      elapsedSeconds: row.elapsedSeconds ?? null,
+      correctedSeconds: row.correctedSeconds ?? null,
+      deltaSeconds: row.deltaSeconds ?? null,
+    }));
+    return { duplicate: reading(await recordLiveOrder(conn, group.id, asOfMs, rows), "asOfUtc") };
+  });
+}
+
+export async function writeFinish(pool: Pool, caller: Caller, request: RecordFinishRequest): Promise<{ duplicate: boolean }> {
+  const nowMs = Date.now();
+  const finishMs = readingTime(request.finishTimeUtc, "finishTimeUtc", nowMs);
+  return inTransaction(pool, async (conn) => {
+    const race = await writableRace(conn, caller, request.raceId);
+    // For update: no batch may add fixes after the finish while it is checked.
+    const group = await startGroupOf(conn, race, request.startGroupId, "update");
+    const [entryId] = await entriesOfGroup(conn, group.id, [request.entryId], () => "entryId");
+    // A finish ends the boat's capture window: it may not cut fixes out of a settled window.
+    const settledMs = settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs);
+    if (finishMs < settledMs && (await hasFixBetween(conn, group.id, entryId!, finishMs, settledMs))) throw invalid("finishTimeUtc");
+    return { duplicate: (await recordFinish(conn, group.id, entryId!, finishMs)) === "duplicate" };
+  });
+}
+
+export async function writeStartGroup(pool: Pool, caller: Caller, request: UpdateStartGroupRequest): Promise<{ changed: boolean }> {
+  const change: StartGroupChange = {};
+  if (request.state !== StartGroupState.UNSPECIFIED) change.state = storedState(request.state);
+  if (request.clearStartTime && request.startTimeUtc) throw invalid("startTimeUtc");
+  if (request.clearFinishTime && request.finishTimeUtc) throw invalid("finishTimeUtc");
+  if (request.startTimeUtc) change.gunMs = anyTime(request.startTimeUtc, "startTimeUtc");
+  if (request.clearStartTime) change.gunMs = null;
+  if (request.finishTimeUtc) change.finishMs = anyTime(request.finishTimeUtc, "finishTimeUtc");
+  if (request.clearFinishTime) change.finishMs = null;
+  return inTransaction(pool, async (conn) => {
+    const race = await writableRace(conn, caller, request.raceId);
+    const group = await startGroupOf(conn, race, request.startGroupId, "update");
+    if (change.gunMs !== undefined && !gunMayChange(group, change.gunMs, race.event, Date.now())) throw invalid("startTimeUtc");
+    return { changed: await updateStartGroup(conn, group.id, change) };
+  });
+}
+
+/**
+ * Whether a group's gun may become `gunMs`: a gun set, moved or cleared changes the
+ * capture window, so it may not change while the old window already reaches into
+ * track windows that may have been served as immutable. (Without a gun no window is
+ * immutable, so the first gun may be set anywhere.)
+ */
+export function gunMayChange(group: { gunMs: number | null }, gunMs: number | null, event: IngestEvent, nowMs: number): boolean {
+  if (group.gunMs === null || group.gunMs === gunMs) return true;
+  return group.gunMs - CAPTURE_BEFORE_GUN_MS >= settledBefore(nowMs, event.delaySeconds, event.settledFloorMs);
+}
+
+export async function writeCourse(pool: Pool, caller: Caller, request: SetCourseRequest): Promise<{ duplicate: boolean }> {
+  const appliedFromMs = anyTime(request.appliedFromUtc, "appliedFromUtc");
+  if (request.version < 1) throw invalid("version");
+  if (request.steps.length === 0 || request.steps.length > MAX_STEPS) throw invalid("steps");
+  const steps = request.steps.map((step, i) => {
+    const kind = storedStepKind(step.kind, `steps[${i}].kind`);
+    if (step.marks.length !== (kind === "mark" ? 1 : 2)) throw invalid(`steps[${i}].marks`);
+    if (step.label !== undefined && (step.label.length === 0 || step.label.length > 100)) throw invalid(`steps[${i}].label`);
+    const marks = step.marks.map((mark, k) => {
+      const at = `steps[${i}].marks[${k}]`;
+      if (mark.key.length === 0 || mark.key.length > 100) throw invalid(`${at}.key`);
+      if (!(mark.lat >= -90 && mark.lat <= 90)) throw invalid(`${at}.lat`);
+      if (!(mark.lon >= -180 && mark.lon <= 180)) throw invalid(`${at}.lon`);
+      return { key: mark.key, lat: mark.lat, lon: mark.lon };
+    });
+    return { kind, label: step.label ?? null, marks };
+  });
+  return inTransaction(pool, async (conn) => {
+    const group = await groupOfRace(conn, caller, request);
+    return { duplicate: reading(await recordCourse(conn, group.id, { version: request.version, appliedFromMs, steps }), "version") };
+  });
+}
+
+export async function writeRace(pool: Pool, caller: Caller, request: UpdateRaceRequest): Promise<{ changed: boolean }> {
+  return inTransaction(pool, async (conn) => {
+    const race = await writableRace(conn, caller, request.raceId);
+    return { changed: request.isLive === undefined ? false : await updateRace(conn, race.id, request.isLive) };
+  });
+}
+
+export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEventRequest): Promise<{ changed: boolean }> {
+  const delaySeconds = request.delaySeconds;
+  if (delaySeconds !== undefined && !(delaySeconds >= 0 && delaySeconds <= 600)) throw invalid("delaySeconds");
+  return inTransaction(pool, async (conn) => {
+    const event = await writableEventForUpdate(conn, caller, request.eventId);
+    if (delaySeconds !== undefined && delaySeconds > event.delaySeconds) {
+      // Windows settled under the shorter delay stay settled: keep their edge.
+      await raiseSettledFloor(conn, event.id, dataAsOf(Date.now(), event.delaySeconds) - SETTLED_BEFORE_CUTOFF_MS);
+    }
+    return { changed: await updateEvent(conn, event.id, { published: request.published, trackingShared: request.trackingShared, delaySeconds }) };
+  });
+}
+
+export async function writeResults(pool: Pool, caller: Caller, request: PublishResultsRequest): Promise<{ changed: boolean }> {
+  const status = request.status === IngestResultStatus.PROVISIONAL ? "provisional" : request.status === IngestResultStatus.FINAL ? "final" : null;
+  if (!status) throw invalid("status");
+  const publishedAtMs = readingTime(request.publishedAtUtc, "publishedAtUtc", Date.now());
+  if (request.rows.length > MAX_ROWS) throw invalid("rows");
+  for (const [i, row] of request.rows.entries()) {
+    if (!/^[A-Z]{1,8}$/.test(row.status)) throw invalid(`rows[${i}].status`);
+    if (row.rank !== undefined && row.rank < 1) throw invalid(`rows[${i}].rank`);
+    for (const name of ["elapsedSeconds", "correctedSeconds", "points"] as const) {
+      const value = row[name];
+      if (value !== undefined && !Number.isFinite(value)) throw invalid(`rows[${i}].${name}`);
+    }
+  }
+  return inTransaction(pool, async (conn) => {
+    const group = await groupOfRace(conn, caller, request);
+    const entries = await entriesOfGroup(conn, group.id, request.rows.map((r) => r.entryId), (i) => `rows[${i}].entryId`);
+    const rows = request.rows.map((row, i) => ({
+      entryId: entries[i]!,
+      rank: row.rank ?? null,
+      status: row.status,
+      elapsedSeconds: row.elapsedSeconds ?? null,
+      correctedSeconds: row.correctedSeconds ?? null,
+      points: row.points ?? null,
+    }));
+    return { changed: await publishResults(conn, group.id, { status, publishedAtMs, rows }) };
+  });
+}
+
+async function groupOfRace(conn: Connection, caller: Caller, request: { raceId: string; startGroupId: string }): Promise<IngestStartGroup> {
+  const race = await writableRace(conn, caller, request.raceId);
+  return startGroupOf(conn, race, request.startGroupId, "share");
+}
+
+/** Row ids of entries of the group, in the order given; an unknown, malformed or repeated id is INVALID_ARGUMENT naming it. */
+async function entriesOfGroup(conn: Connection, startGroupId: number, entryIds: readonly string[], name: (i: number) => string): Promise<number[]> {
+  const ids = await groupEntryIds(conn, startGroupId, [...new Set(entryIds.map((id) => id.toLowerCase()))]);
+  const seen = new Set<number>();
+  return entryIds.map((entryId, i) => {
+    const id = ids.get(entryId.toLowerCase());
+    if (id === undefined || seen.has(id)) throw invalid(name(i));
+    seen.add(id);
+    return id;
+  });
+}
+
+/** A reading's outcome as the answer's `duplicate`; the same key with other values is INGEST_CONFLICT. */
+function reading(outcome: ReadingWrite, key: string): boolean {
+  if (outcome === "conflict") throw new ApiError("INGEST_CONFLICT", { name: key });
+  return outcome === "duplicate";
+}
+
+function storedState(state: StartGroupState): StoredState {
+  switch (state) {
+    case StartGroupState.SCHEDULED:
+      return "Scheduled";
+    case StartGroupState.STARTED:
+      return "Started";
+    case StartGroupState.FINISHED:
+      return "Finished";
+    case StartGroupState.POSTPONED:
+      return "Postponed";
+    case StartGroupState.ABANDONED:
+      return "Abandoned";
+    default:
+      throw invalid("state");
+  }
+}
+
+function storedStepKind(kind: CourseStepKind, name: string): StoredStepKind {
+  switch (kind) {
+    case CourseStepKind.START:
+      return "start";
+    case CourseStepKind.MARK:
+      return "mark";
+    case CourseStepKind.GATE:
+      return "gate";
+    case CourseStepKind.FINISH:
+      return "finish";
+    default:
+      throw invalid(name);
+  }
+}

@@ -1,0 +1,78 @@
+// ApplyScenario: the events part of a race-scenario/v1 document, applied exactly as
+// `race-api import` applies a file (the same validation, the same one transaction),
+// fenced to the caller's club: every event must be the club's own, no id may belong
+// to another club, and nothing may break the track promises (no tracks, no moved
+// settled gun, a raised delay keeps its settled edge).
+
+import { toJson } from "@bufbuild/protobuf";
+import { ListValueSchema, type ListValue } from "@bufbuild/protobuf/wkt";
+import type { Caller } from "../auth/guard.js";
+import { dataAsOf } from "../domain/race-time.js";
+import { SETTLED_BEFORE_CUTOFF_MS } from "../domain/track-window.js";
+import { ApiError } from "../errors/api-error.js";
+import { importScenario, ScenarioRejected, type ImportSummary } from "../scenario/import.js";
+import { SCENARIO_FORMAT, type Scenario } from "../domain/scenario.js";
+import { validateScenarioShape } from "../scenario/validate.js";
+import { idsOfOtherClubs, raiseSettledFloor, storedEvents, storedGuns } from "../store/ingest.js";
+import { inTransaction, type Pool } from "../store/pool.js";
+import { gunMayChange } from "./ingest-records.js";
+
+export async function applyScenario(pool: Pool, caller: Caller, events: ListValue | undefined): Promise<ImportSummary> {
+  if (events === undefined) throw refused("events");
+  const doc = { format: SCENARIO_FORMAT, clubs: [], clients: [], events: toJson(ListValueSchema, events) };
+  const shaped = validateScenarioShape(doc);
+  if (!shaped.ok) throw refused(shaped.problem.path);
+  await checkFence(pool, caller, shaped.scenario);
+  try {
+    return await importScenario(pool, shaped.scenario);
+  } catch (error) {
+    if (error instanceof ScenarioRejected) throw refused(error.problem.path);
+    throw error;
+  }
+}
+
+async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promise<void> {
+  const lower = (id: string) => id.toLowerCase();
+  for (const [e, event] of scenario.events.entries()) {
+    if (lower(event.clubId) !== caller.clubUuid) throw refused(`$.events[${e}].clubId`);
+    for (const [r, race] of event.races.entries()) {
+      for (const [g, group] of race.startGroups.entries()) {
+        if (group.tracks !== undefined && group.tracks.length > 0) throw refused(`$.events[${e}].races[${r}].startGroups[${g}].tracks`);
+      }
+    }
+  }
+  const groups = scenario.events.flatMap((event, e) => event.races.flatMap((race, r) => race.startGroups.map((group, g) => ({ group, path: `$.events[${e}].races[${r}].startGroups[${g}]` }))));
+  const taken = await idsOfOtherClubs(pool, caller.clubId, {
+    events: scenario.events.map((event) => lower(event.id)),
+    entries: scenario.events.flatMap((event) => event.entries.map((entry) => lower(entry.id))),
+    races: scenario.events.flatMap((event) => event.races.map((race) => lower(race.id))),
+    startGroups: groups.map(({ group }) => lower(group.id)),
+  });
+  for (const [e, event] of scenario.events.entries()) {
+    if (taken.has(lower(event.id))) throw refused(`$.events[${e}].id`);
+    for (const [n, entry] of event.entries.entries()) if (taken.has(lower(entry.id))) throw refused(`$.events[${e}].entries[${n}].id`);
+    for (const [r, race] of event.races.entries()) if (taken.has(lower(race.id))) throw refused(`$.events[${e}].races[${r}].id`);
+  }
+  for (const { group, path } of groups) if (taken.has(lower(group.id))) throw refused(`${path}.id`);
+
+  const nowMs = Date.now();
+  const guns = await storedGuns(pool, groups.map(({ group }) => lower(group.id)));
+  for (const { group, path } of groups) {
+    const stored = guns.get(lower(group.id));
+    const gunMs = group.startTimeUtc === null ? null : Date.parse(group.startTimeUtc);
+    if (stored && !gunMayChange(stored, gunMs, stored.event, nowMs)) throw refused(`${path}.startTimeUtc`);
+  }
+  // A raised delay keeps the edge the shorter one had reached (see UpdateEvent). Kept
+  // before the import: should the import fail, an edge already passed costs nothing.
+  const events = await storedEvents(pool, scenario.events.map((event) => lower(event.id)));
+  for (const event of scenario.events) {
+    const stored = events.get(lower(event.id));
+    if (stored && (event.delaySeconds ?? 0) > stored.delaySeconds) {
+      await inTransaction(pool, (conn) => raiseSettledFloor(conn, stored.id, dataAsOf(nowMs, stored.delaySeconds) - SETTLED_BEFORE_CUTOFF_MS));
+    }
+  }
+}
+
+function refused(path: string): ApiError {
+  return new ApiError("API_PARAM_INVALID", { name: path });
+}

@@ -1,0 +1,94 @@
+// IngestService: the club's tracking platform writes into the read model. Every call
+// goes through the same guard as reads (scope tracking:write, the ingest bucket);
+// each RPC is one transaction on the primary (ingest-fixes.ts, ingest-records.ts,
+// ingest-scenario.ts). StreamFixes commits each message as it arrives and answers
+// once, with the sums, when the client half-closes.
+
+import { create } from "@bufbuild/protobuf";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import {
+  AppendFixesResponseSchema,
+  FixRejectionReason,
+  IngestService,
+  StreamFixesResponseSchema,
+  type StreamFixesRequest,
+} from "../../gen/racing/v1/ingest_pb.js";
+import type { FixRejection } from "../domain/fix-rules.js";
+import { ApiError, TRACE_ID_HEADER } from "../errors/api-error.js";
+import type { Pool } from "../store/pool.js";
+import { callPolicy } from "./call-policies.js";
+import { traceId } from "./context.js";
+import { admit, guarded, rpcError, type GuardedDeps } from "./guarded.js";
+import { appendFixes, type FixCounts } from "./ingest-fixes.js";
+import { writeCourse, writeEvent, writeFinish, writeLiveOrder, writeRace, writeResults, writeStartGroup, writeWind } from "./ingest-records.js";
+import { applyScenario } from "./ingest-scenario.js";
+
+export type IngestDeps = GuardedDeps & { pool: Pool };
+
+/** The proto enum of each rejection reason. */
+export const FIX_REJECTION_REASONS: Record<FixRejection, FixRejectionReason> = {
+  UNKNOWN_ENTRY: FixRejectionReason.UNKNOWN_ENTRY,
+  OUT_OF_RANGE: FixRejectionReason.OUT_OF_RANGE,
+  OUTSIDE_CAPTURE_WINDOW: FixRejectionReason.OUTSIDE_CAPTURE_WINDOW,
+  IN_FUTURE: FixRejectionReason.IN_FUTURE,
+  WINDOW_SETTLED: FixRejectionReason.WINDOW_SETTLED,
+  CONFLICT: FixRejectionReason.CONFLICT,
+};
+
+export function ingestService(deps: IngestDeps): ServiceImpl<typeof IngestService> {
+  const { pool } = deps;
+  return {
+    appendFixes: guarded(deps, IngestService.method.appendFixes, async (request, caller) =>
+      create(AppendFixesResponseSchema, fixAnswer(await appendFixes(pool, caller, request))),
+    ),
+    streamFixes: (requests, context) => streamFixes(deps, requests, context),
+    recordWind: guarded(deps, IngestService.method.recordWind, (request, caller) => writeWind(pool, caller, request)),
+    recordLiveOrder: guarded(deps, IngestService.method.recordLiveOrder, (request, caller) => writeLiveOrder(pool, caller, request)),
+    recordFinish: guarded(deps, IngestService.method.recordFinish, (request, caller) => writeFinish(pool, caller, request)),
+    updateStartGroup: guarded(deps, IngestService.method.updateStartGroup, (request, caller) => writeStartGroup(pool, caller, request)),
+    setCourse: guarded(deps, IngestService.method.setCourse, (request, caller) => writeCourse(pool, caller, request)),
+    updateRace: guarded(deps, IngestService.method.updateRace, (request, caller) => writeRace(pool, caller, request)),
+    updateEvent: guarded(deps, IngestService.method.updateEvent, (request, caller) => writeEvent(pool, caller, request)),
+    publishResults: guarded(deps, IngestService.method.publishResults, (request, caller) => writeResults(pool, caller, request)),
+    applyScenario: guarded(deps, IngestService.method.applyScenario, async (request, caller) => {
+      const summary = await applyScenario(pool, caller, request.events);
+      return { events: summary.events, entries: summary.entries, races: summary.races, startGroups: summary.startGroups };
+    }),
+  };
+}
+
+/**
+ * Each message is admitted (guard and bucket, so a client disabled meanwhile stops)
+ * and committed on its own; a failing message ends the call, its field names
+ * prefixed with `messages[m].` so the client knows which one wrote nothing.
+ */
+async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixesRequest>, context: HandlerContext) {
+  const trace = context.values.get(traceId);
+  context.responseHeader.set(TRACE_ID_HEADER, trace);
+  const policy = callPolicy(IngestService.method.streamFixes);
+  const total: FixCounts = { accepted: 0, duplicates: 0, rejected: [] };
+  let m = 0;
+  try {
+    for await (const request of requests) {
+      const caller = await admit(deps, policy, context);
+      const counts = await appendFixes(deps.pool, caller, request).catch((error: unknown) => {
+        throw error instanceof ApiError && error.code === "API_PARAM_INVALID" ? new ApiError(error.code, { name: `messages[${m}].${error.params.name}` }) : error;
+      });
+      total.accepted += counts.accepted;
+      total.duplicates += counts.duplicates;
+      total.rejected.push(...counts.rejected);
+      m++;
+    }
+  } catch (error) {
+    throw rpcError(error, trace, deps.logger, context);
+  }
+  return create(StreamFixesResponseSchema, fixAnswer(total));
+}
+
+function fixAnswer(counts: FixCounts) {
+  return {
+    accepted: counts.accepted,
+    duplicates: counts.duplicates,
+    rejected: counts.rejected.map((r) => ({ entryId: r.entryId, t: r.t, reason: FIX_REJECTION_REASONS[r.reason] })),
+  };
+}

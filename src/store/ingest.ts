@@ -1,0 +1,377 @@
+// The SQL of live ingest besides the fixes themselves (store/fixes.ts): the rows a
+// write is checked against, read fresh inside its transaction, and the writes of
+// readings and state, each keyed by its natural key. Plain records in and out.
+
+import type { ResultSetHeader, RowDataPacket } from "mysql2/promise";
+import type { CourseStepKind, StartGroupState } from "../domain/scenario.js";
+import type { Connection, Pool } from "./pool.js";
+
+type Db = Pool | Connection;
+
+/** An event as a write needs it: whose it is, and what its time rules are. */
+export interface IngestEvent {
+  id: number;
+  uuid: string;
+  clubId: number;
+  legacy: boolean;
+  published: boolean;
+  trackingShared: boolean;
+  delaySeconds: number;
+  /** The newest settled edge under an earlier, shorter delay (epoch ms); null if the delay never grew. */
+  settledFloorMs: number | null;
+}
+
+export interface IngestStartGroup {
+  id: number;
+  uuid: string;
+  state: StartGroupState;
+  gunMs: number | null;
+  finishMs: number | null;
+}
+
+export interface IngestRace {
+  id: number;
+  uuid: string;
+  isLive: boolean;
+  event: IngestEvent;
+}
+
+const EVENT_COLUMNS = `e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.legacy, e.published, e.tracking_shared, e.delay_seconds,
+  (SELECT f.settled_before_ms FROM event_settled_floors f WHERE f.event_id = e.id) AS settled_floor_ms`;
+
+/** The race by its UUID (lower case) with its event; `lock` takes the race's row for update. */
+export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRace | null> {
+  const [[row]] = await db.query<RowDataPacket[]>(`SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS} FROM races r JOIN events e ON e.id = r.event_id WHERE r.uuid = ?`, [raceUuid]);
+  return row ? { id: row.id, uuid: row.uuid, isLive: Boolean(row.is_live), event: eventRecord(row) } : null;
+}
+
+/** The event by its UUID (lower case); `FOR UPDATE` so a delay change and its floor are one step. */
+export async function findIngestEventForUpdate(conn: Connection, eventUuid: string): Promise<IngestEvent | null> {
+  const [[row]] = await conn.query<RowDataPacket[]>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.uuid = ? FOR UPDATE`, [eventUuid]);
+  return row ? eventRecord(row) : null;
+}
+
+/**
+ * A start group of the race, read with a shared lock: the gun and finish a batch is
+ * checked against cannot change until it commits (UpdateStartGroup takes the row
+ * for update), while batches of the same group do not wait for each other.
+ */
+export async function lockStartGroup(conn: Connection, raceId: number, groupUuid: string, mode: "share" | "update"): Promise<IngestStartGroup | null> {
+  const lock = mode === "share" ? "LOCK IN SHARE MODE" : "FOR UPDATE";
+  const [[row]] = await conn.query<RowDataPacket[]>(`SELECT id, uuid, state, start_time, finish_time FROM start_groups WHERE race_id = ? AND uuid = ? ${lock}`, [
+    raceId,
+    groupUuid,
+  ]);
+  if (!row) return null;
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    state: row.state,
+    gunMs: row.start_time ? (row.start_time as Date).getTime() : null,
+    finishMs: row.finish_time ? (row.finish_time as Date).getTime() : null,
+  };
+}
+
+/** Entry UUID (lower case) -> row id, for those of `entryUuids` that are entries of the group. */
+export async function groupEntryIds(db: Db, startGroupId: number, entryUuids: readonly string[]): Promise<Map<string, number>> {
+  if (entryUuids.length === 0) return new Map();
+  const [rows] = await db.query<RowDataPacket[]>(
+    `SELECT e.uuid, e.id FROM start_group_entries sge JOIN entries e ON e.id = sge.entry_id WHERE sge.start_group_id = ? AND e.uuid IN (?)`,
+    [startGroupId, entryUuids],
+  );
+  return new Map(rows.map((row) => [row.uuid as string, row.id as number]));
+}
+
+/** Each listed entry's earliest phone finish in the group, whenever it lies. */
+export async function earliestFinishes(db: Db, startGroupId: number, entryIds: readonly number[]): Promise<Map<number, number>> {
+  if (entryIds.length === 0) return new Map();
+  const [rows] = await db.query<RowDataPacket[]>(
+    "SELECT entry_id, MIN(finish_time) AS finish_time FROM phone_finishes WHERE start_group_id = ? AND entry_id IN (?) GROUP BY entry_id",
+    [startGroupId, entryIds],
+  );
+  return new Map(rows.map((row) => [row.entry_id as number, (row.finish_time as Date).getTime()]));
+}
+
+/** Private device data of an entry: what is sent replaces what was stored; unsent fields stay. */
+export async function recordDevice(conn: Connection, entryId: number, device: { deviceId?: string | undefined; phoneModel?: string | undefined }): Promise<void> {
+  if (device.deviceId === undefined && device.phoneModel === undefined) return;
+  await conn.query(
+    `INSERT INTO entry_private (entry_id, device_id, phone_model) VALUES (?, ?, ?)
+     ON DUPLICATE KEY UPDATE device_id = COALESCE(VALUES(device_id), device_id), phone_model = COALESCE(VALUES(phone_model), phone_model)`,
+    [entryId, device.deviceId ?? null, device.phoneModel ?? null],
+  );
+}
+
+/** Outcome of writing a reading under its natural key. */
+export type ReadingWrite = "written" | "duplicate" | "conflict";
+
+export interface WindInput {
+  measuredAtMs: number;
+  twd: number;
+  tws: number | null;
+}
+
+export async function recordWind(conn: Connection, startGroupId: number, wind: WindInput): Promise<ReadingWrite> {
+  const [result] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO wind_readings (start_group_id, measured_at, twd, tws) VALUES (?, ?, ?, ?)", [
+    startGroupId,
+    new Date(wind.measuredAtMs),
+    wind.twd,
+    wind.tws,
+  ]);
+  if (result.affectedRows === 1) return "written";
+  const [[stored]] = await conn.query<RowDataPacket[]>("SELECT twd, tws FROM wind_readings WHERE start_group_id = ? AND measured_at = ?", [
+    startGroupId,
+    new Date(wind.measuredAtMs),
+  ]);
+  return stored && stored.twd === wind.twd && (stored.tws as number | null) === wind.tws ? "duplicate" : "conflict";
+}
+
+export interface LiveOrderRowInput {
+  entryId: number;
+  rank: number | null;
+  elapsedSeconds: number | null;
+  correctedSeconds: number | null;
+  deltaSeconds: number | null;
+}
+
+/** A live-order reading is one leaderboard snapshot: stored whole, compared whole. */
+export async function recordLiveOrder(conn: Connection, startGroupId: number, asOfMs: number, rows: readonly LiveOrderRowInput[]): Promise<ReadingWrite> {
+  const [inserted] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO live_order_readings (start_group_id, as_of) VALUES (?, ?)", [startGroupId, new Date(asOfMs)]);
+  if (inserted.affectedRows === 1) {
+    if (rows.length > 0) {
+      await conn.query("INSERT INTO live_order_rows (reading_id, entry_id, rank_no, elapsed_seconds, corrected_seconds, delta_seconds) VALUES ?", [
+        rows.map((r) => [inserted.insertId, r.entryId, r.rank, r.elapsedSeconds, r.correctedSeconds, r.deltaSeconds]),
+      ]);
+    }
+    return "written";
+  }
+  const [stored] = await conn.query<RowDataPacket[]>(
+    `SELECT o.entry_id, o.rank_no, o.elapsed_seconds, o.corrected_seconds, o.delta_seconds
+     FROM live_order_readings r JOIN live_order_rows o ON o.reading_id = r.id WHERE r.start_group_id = ? AND r.as_of = ?`,
+    [startGroupId, new Date(asOfMs)],
+  );
+  const key = (r: LiveOrderRowInput) => JSON.stringify([r.entryId, r.rank, r.elapsedSeconds, r.correctedSeconds, r.deltaSeconds]);
+  const sent = new Set(rows.map(key));
+  const same =
+    stored.length === rows.length &&
+    stored.every((s) =>
+      sent.has(key({ entryId: s.entry_id, rank: s.rank_no, elapsedSeconds: s.elapsed_seconds, correctedSeconds: s.corrected_seconds, deltaSeconds: s.delta_seconds })),
+    );
+  return same ? "duplicate" : "conflict";
+}
+
+/** A phone finish is keyed by group, entry and time: the same finish again is a duplicate. */
+export async function recordFinish(conn: Connection, startGroupId: number, entryId: number, finishMs: number): Promise<ReadingWrite> {
+  const [result] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO phone_finishes (start_group_id, entry_id, finish_time) VALUES (?, ?, ?)", [
+    startGroupId,
+    entryId,
+    new Date(finishMs),
+  ]);
+  return result.affectedRows === 1 ? "written" : "duplicate";
+}
+
+export interface StartGroupChange {
+  state?: StartGroupState;
+  /** Null clears. */
+  gunMs?: number | null;
+  /** Null clears. */
+  finishMs?: number | null;
+}
+
+/** Returns whether anything changed. */
+export async function updateStartGroup(conn: Connection, startGroupId: number, change: StartGroupChange): Promise<boolean> {
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  if (change.state !== undefined) {
+    sets.push("state = ?");
+    values.push(change.state);
+  }
+  if (change.gunMs !== undefined) {
+    sets.push("start_time = ?");
+    values.push(change.gunMs === null ? null : new Date(change.gunMs));
+  }
+  if (change.finishMs !== undefined) {
+    sets.push("finish_time = ?");
+    values.push(change.finishMs === null ? null : new Date(change.finishMs));
+  }
+  if (sets.length === 0) return false;
+  return changedRows(conn, `UPDATE start_groups SET ${sets.join(", ")} WHERE id = ?`, [...values, startGroupId]);
+}
+
+export interface CourseInput {
+  version: number;
+  appliedFromMs: number;
+  steps: ReadonlyArray<{ kind: CourseStepKind; label: string | null; marks: ReadonlyArray<{ key: string; lat: number; lon: number }> }>;
+}
+
+/** A course version is a fact once recorded: the same version with another content is a conflict. */
+export async function recordCourse(conn: Connection, startGroupId: number, course: CourseInput): Promise<ReadingWrite> {
+  const [inserted] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO course_versions (start_group_id, version, applied_from) VALUES (?, ?, ?)", [
+    startGroupId,
+    course.version,
+    new Date(course.appliedFromMs),
+  ]);
+  if (inserted.affectedRows === 1) {
+    const versionId = inserted.insertId;
+    await conn.query("INSERT INTO course_steps (course_version_id, step_no, kind, label) VALUES ?", [course.steps.map((s, i) => [versionId, i, s.kind, s.label])]);
+    await conn.query("INSERT INTO course_marks (course_version_id, step_no, mark_no, mark_key, lat, lon) VALUES ?", [
+      course.steps.flatMap((s, i) => s.marks.map((m, k) => [versionId, i, k, m.key, m.lat, m.lon])),
+    ]);
+    return "written";
+  }
+  const [[version]] = await conn.query<RowDataPacket[]>("SELECT id, applied_from FROM course_versions WHERE start_group_id = ? AND version = ?", [
+    startGroupId,
+    course.version,
+  ]);
+  const [steps] = await conn.query<RowDataPacket[]>("SELECT step_no, kind, label FROM course_steps WHERE course_version_id = ? ORDER BY step_no", [version!.id]);
+  const [marks] = await conn.query<RowDataPacket[]>(
+    "SELECT step_no, mark_key, lat, lon FROM course_marks WHERE course_version_id = ? ORDER BY step_no, mark_no",
+    [version!.id],
+  );
+  const stored = JSON.stringify(
+    steps.map((s) => ({
+      kind: s.kind,
+      label: s.label,
+      marks: marks.filter((m) => m.step_no === s.step_no).map((m) => ({ key: m.mark_key, lat: m.lat, lon: m.lon })),
+    })),
+  );
+  const sent = JSON.stringify(course.steps.map((s) => ({ kind: s.kind, label: s.label, marks: s.marks.map((m) => ({ key: m.key, lat: m.lat, lon: m.lon })) })));
+  return (version!.applied_from as Date).getTime() === course.appliedFromMs && stored === sent ? "duplicate" : "conflict";
+}
+
+export async function updateRace(conn: Connection, raceId: number, isLive: boolean): Promise<boolean> {
+  return changedRows(conn, "UPDATE races SET is_live = ? WHERE id = ?", [isLive, raceId]);
+}
+
+export interface EventChange {
+  published?: boolean;
+  trackingShared?: boolean;
+  delaySeconds?: number;
+}
+
+export async function updateEvent(conn: Connection, eventId: number, change: EventChange): Promise<boolean> {
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  if (change.published !== undefined) {
+    sets.push("published = ?");
+    values.push(change.published);
+  }
+  if (change.trackingShared !== undefined) {
+    sets.push("tracking_shared = ?");
+    values.push(change.trackingShared);
+  }
+  if (change.delaySeconds !== undefined) {
+    sets.push("delay_seconds = ?");
+    values.push(change.delaySeconds);
+  }
+  if (sets.length === 0) return false;
+  return changedRows(conn, `UPDATE events SET ${sets.join(", ")} WHERE id = ?`, [...values, eventId]);
+}
+
+/** Keeps the newest settled edge an event's track windows have reached: it only moves forward. */
+export async function raiseSettledFloor(conn: Connection, eventId: number, settledBeforeMs: number): Promise<void> {
+  await conn.query(
+    `INSERT INTO event_settled_floors (event_id, settled_before_ms) VALUES (?, ?)
+     ON DUPLICATE KEY UPDATE settled_before_ms = GREATEST(settled_before_ms, VALUES(settled_before_ms))`,
+    [eventId, settledBeforeMs],
+  );
+}
+
+export interface ResultsInput {
+  status: "provisional" | "final";
+  publishedAtMs: number;
+  rows: ReadonlyArray<{
+    entryId: number;
+    rank: number | null;
+    status: string;
+    elapsedSeconds: number | null;
+    correctedSeconds: number | null;
+    points: number | null;
+  }>;
+}
+
+/** Published results are replaced whole; returns whether anything differs from what was stored. */
+export async function publishResults(conn: Connection, startGroupId: number, results: ResultsInput): Promise<boolean> {
+  const [[header]] = await conn.query<RowDataPacket[]>("SELECT status, published_at FROM official_results WHERE start_group_id = ? FOR UPDATE", [startGroupId]);
+  const [storedRows] = await conn.query<RowDataPacket[]>(
+    "SELECT entry_id, rank_no, status, elapsed_seconds, corrected_seconds, points FROM official_result_rows WHERE start_group_id = ? ORDER BY entry_id",
+    [startGroupId],
+  );
+  const sentRows = [...results.rows].sort((a, b) => a.entryId - b.entryId);
+  const same =
+    header !== undefined &&
+    header.status === results.status &&
+    (header.published_at as Date).getTime() === results.publishedAtMs &&
+    JSON.stringify(storedRows.map((r) => [r.entry_id, r.rank_no, r.status, r.elapsed_seconds, r.corrected_seconds, r.points])) ===
+      JSON.stringify(sentRows.map((r) => [r.entryId, r.rank, r.status, r.elapsedSeconds, r.correctedSeconds, r.points]));
+  if (same) return false;
+  await conn.query(
+    `INSERT INTO official_results (start_group_id, status, published_at) VALUES (?, ?, ?)
+     ON DUPLICATE KEY UPDATE status = VALUES(status), published_at = VALUES(published_at)`,
+    [startGroupId, results.status, new Date(results.publishedAtMs)],
+  );
+  await conn.query("DELETE FROM official_result_rows WHERE start_group_id = ?", [startGroupId]);
+  if (sentRows.length > 0) {
+    await conn.query("INSERT INTO official_result_rows (start_group_id, entry_id, rank_no, status, elapsed_seconds, corrected_seconds, points) VALUES ?", [
+      sentRows.map((r) => [startGroupId, r.entryId, r.rank, r.status, r.elapsedSeconds, r.correctedSeconds, r.points]),
+    ]);
+  }
+  return true;
+}
+
+/** Which of the ids are rows of another club's events: events, entries, races and start groups by UUID (lower case). */
+export async function idsOfOtherClubs(
+  db: Db,
+  clubId: number,
+  ids: { events: readonly string[]; entries: readonly string[]; races: readonly string[]; startGroups: readonly string[] },
+): Promise<Set<string>> {
+  const taken = new Set<string>();
+  const lookups: Array<[readonly string[], string]> = [
+    [ids.events, "SELECT e.uuid FROM events e WHERE e.uuid IN (?) AND e.club_id <> ?"],
+    [ids.entries, "SELECT en.uuid FROM entries en JOIN events e ON e.id = en.event_id WHERE en.uuid IN (?) AND e.club_id <> ?"],
+    [ids.races, "SELECT r.uuid FROM races r JOIN events e ON e.id = r.event_id WHERE r.uuid IN (?) AND e.club_id <> ?"],
+    [ids.startGroups, "SELECT g.uuid FROM start_groups g JOIN races r ON r.id = g.race_id JOIN events e ON e.id = r.event_id WHERE g.uuid IN (?) AND e.club_id <> ?"],
+  ];
+  for (const [list, sql] of lookups) {
+    if (list.length === 0) continue;
+    const [rows] = await db.query<RowDataPacket[]>(sql, [list, clubId]);
+    for (const row of rows) taken.add(row.uuid as string);
+  }
+  return taken;
+}
+
+/** The listed events as stored (UUID lower case -> event). */
+export async function storedEvents(db: Db, eventUuids: readonly string[]): Promise<Map<string, IngestEvent>> {
+  if (eventUuids.length === 0) return new Map();
+  const [rows] = await db.query<RowDataPacket[]>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.uuid IN (?)`, [eventUuids]);
+  return new Map(rows.map((row) => [row.event_uuid as string, eventRecord(row)]));
+}
+
+/** Stored guns of the listed start groups (UUID lower case -> epoch ms or null), with their events' time rules. */
+export async function storedGuns(db: Db, groupUuids: readonly string[]): Promise<Map<string, { gunMs: number | null; event: IngestEvent }>> {
+  if (groupUuids.length === 0) return new Map();
+  const [rows] = await db.query<RowDataPacket[]>(
+    `SELECT g.uuid, g.start_time, ${EVENT_COLUMNS} FROM start_groups g JOIN races r ON r.id = g.race_id JOIN events e ON e.id = r.event_id WHERE g.uuid IN (?)`,
+    [groupUuids],
+  );
+  return new Map(rows.map((row) => [row.uuid as string, { gunMs: row.start_time ? (row.start_time as Date).getTime() : null, event: eventRecord(row) }]));
+}
+
+function eventRecord(row: RowDataPacket): IngestEvent {
+  return {
+    id: row.event_id,
+    uuid: row.event_uuid,
+    clubId: row.club_id,
+    legacy: Boolean(row.legacy),
+    published: Boolean(row.published),
+    trackingShared: Boolean(row.tracking_shared),
+    delaySeconds: row.delay_seconds,
+    settledFloorMs: row.settled_floor_ms === null ? null : Number(row.settled_floor_ms),
+  };
+}
+
+async function changedRows(conn: Connection, sql: string, values: unknown[]): Promise<boolean> {
+  const [result] = await conn.query<ResultSetHeader>(sql, values);
+  // affectedRows counts matched rows when the connection says CLIENT_FOUND_ROWS; changedRows never does.
+  return result.changedRows > 0;
+}
