@@ -5,13 +5,13 @@
 
 import type { Logger } from "pino";
 import { NO_STORE } from "../cache-policy.js";
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, retryAfter } from "../errors/api-error.js";
+import { classify } from "../errors/classify.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { TOKEN_REQUESTS_PER_MINUTE, type TokenBucket } from "../limits/policy.js";
 import type { RateLimits } from "../limits/rate-limits.js";
 import { findClientState } from "../store/clients.js";
 import type { Pool } from "../store/pool.js";
-import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { parseAllowlist } from "./ip-allowlist.js";
 import { isScope } from "./scopes.js";
 import { hashSecret, verifySecret } from "./secrets.js";
@@ -80,16 +80,9 @@ export class TokenEndpoint {
   }
 
   private errorAnswer(error: unknown): TokenAnswer {
-    let tokenError: ApiError;
-    if (error instanceof ApiError) tokenError = error;
-    else if (isDatabaseUnavailable(error)) tokenError = new ApiError("API_UNAVAILABLE");
-    else {
-      this.deps.logger.error({ err: error }, "token endpoint failed");
-      tokenError = new ApiError("INTERNAL_ERROR");
-    }
+    const tokenError = classify(error, this.deps.logger, { endpoint: "token" });
     const spec = ERROR_CODES[tokenError.code];
-    const headers = { ...noStore(), ...tokenError.headers };
-    if ("retryAfterSeconds" in spec) headers["retry-after"] = String(spec.retryAfterSeconds);
+    const headers = { ...noStore(), ...tokenError.headers, ...retryAfter(tokenError.code) };
     const body: Record<string, unknown> = { error: OAUTH_ERROR[tokenError.code] ?? ("oauthError" in spec ? spec.oauthError : "invalid_request"), code: tokenError.code };
     if (spec.params.length > 0) body.params = tokenError.params;
     return { status: TOKEN_STATUS[tokenError.code] ?? spec.status, headers, body };

@@ -40,12 +40,16 @@ const CODE_BY_STATUS: Record<number, Code> = {
 
 /** Response headers an error implies: its challenge, its retry delay, its trace id. */
 export function errorHeaders(error: ApiError, traceId: string): Record<string, string> {
-  const spec = ERROR_CODES[error.code];
-  const headers: Record<string, string> = { ...error.headers, [TRACE_ID_HEADER]: traceId };
+  const headers: Record<string, string> = { ...error.headers, ...retryAfter(error.code), [TRACE_ID_HEADER]: traceId };
   const challenge = bearerChallenge(error);
   if (challenge) headers["www-authenticate"] = challenge;
-  if ("retryAfterSeconds" in spec) headers["retry-after"] = String(spec.retryAfterSeconds);
   return headers;
+}
+
+/** Retry-After for the codes that have one (429, 503): whole seconds, never an HTTP date. */
+export function retryAfter(code: ErrorCode): Record<string, string> {
+  const spec = ERROR_CODES[code];
+  return "retryAfterSeconds" in spec ? { "retry-after": String(spec.retryAfterSeconds) } : {};
 }
 
 export function toConnectError(error: ApiError, traceId: string): ConnectError {

@@ -11,13 +11,14 @@ import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
 import { OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
-import { ApiError, describeRpcError, errorHeaders, TRACE_ID_HEADER } from "../errors/api-error.js";
+import { describeRpcError, TRACE_ID_HEADER } from "../errors/api-error.js";
+import { classify } from "../errors/classify.js";
 import { traceId, traceIdFrom } from "../services/context.js";
 import type { StreamTiming } from "../services/deps.js";
 import type { Services } from "../services/routes.js";
 import { chooseEncoding, encodedBody, type EncodedBody } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
-import { problemJson, sendProblem } from "./problem.js";
+import { problemJson, problemOf, sendProblem, type Problem } from "./problem.js";
 import { restCallContext, type Query, type RestRoute } from "./rpc-call.js";
 import { OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
 import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
@@ -70,8 +71,7 @@ export function gateway(deps: GatewayDeps) {
       if (error.validation) {
         return sendProblem(reply, deps.errorsUrl, { code: "API_PARAM_INVALID", params: { name: parameterName(error.validation[0]!) }, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
       }
-      deps.logger.error({ traceId: trace, err: error, url: request.url }, "gateway failed");
-      return sendProblem(reply, deps.errorsUrl, { code: "INTERNAL_ERROR", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
+      return sendProblem(reply, deps.errorsUrl, problemOf(classify(error, deps.logger, { traceId: trace, url: request.url }), trace));
     });
   };
 }
@@ -122,7 +122,7 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
     const encoded = encodedBody(echoed ? {} : message, () => reply.getSerializationFunction("200", "application/json")!({ ...(route.json(message) as Record<string, unknown>), ...echoed }));
     return await sendEncoded(request, reply, encoded, Object.fromEntries(context.responseHeader));
   } catch (error) {
-    return sendProblem(reply, deps.errorsUrl, problemOf(error, context, deps.logger));
+    return sendProblem(reply, deps.errorsUrl, callProblem(error, context, deps.logger));
   }
 }
 
@@ -139,7 +139,7 @@ async function serveStream(deps: GatewayDeps, route: StreamRoute, request: Fasti
   try {
     first = await messages.next();
   } catch (error) {
-    await sendProblem(reply, deps.errorsUrl, problemOf(error, context, deps.logger));
+    await sendProblem(reply, deps.errorsUrl, callProblem(error, context, deps.logger));
     return;
   }
   if (first.done) return void reply.code(204).send();
@@ -147,7 +147,7 @@ async function serveStream(deps: GatewayDeps, route: StreamRoute, request: Fasti
   await writeStream(reply, route, messages, first.value, Object.fromEntries(context.responseHeader), serialize, {
     stallMs: deps.streamTiming.stallMs,
     problemBody: (error) => {
-      const { code, params, traceId: trace } = problemOf(error, context, deps.logger);
+      const { code, params, traceId: trace } = callProblem(error, context, deps.logger);
       return problemJson(deps.errorsUrl, { code, params, traceId: trace });
     },
   });
@@ -169,14 +169,13 @@ function parameterName(error: { instancePath: string; params: Record<string, unk
   return error.instancePath.split("/")[1] ?? "";
 }
 
-function problemOf(error: unknown, context: HandlerContext, logger: Logger) {
+/** What a call's failure answers: the RPC's error as it stands, anything else as classify() has it. */
+function callProblem(error: unknown, context: HandlerContext, logger: Logger): Problem {
   const trace = context.values.get(traceId);
   if (error instanceof ConnectError) {
     const { code, params } = describeRpcError(error);
     // As Connect does: the headers the call set (its rate-limit standing), then the error's own.
     return { code, params, traceId: trace, headers: { ...Object.fromEntries(context.responseHeader), ...Object.fromEntries(error.metadata) } };
   }
-  if (error instanceof ApiError) return { code: error.code, params: { ...error.params }, traceId: trace, headers: errorHeaders(error, trace) };
-  logger.error({ traceId: trace, err: error }, "gateway failed");
-  return { code: "INTERNAL_ERROR" as const, params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } };
+  return problemOf(classify(error, logger, { traceId: trace }), trace);
 }

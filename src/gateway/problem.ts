@@ -3,6 +3,7 @@
 
 import type { FastifyReply } from "fastify";
 import { NO_STORE } from "../cache-policy.js";
+import { errorHeaders, type ApiError } from "../errors/api-error.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -12,6 +13,11 @@ export interface Problem {
   params: Record<string, string>;
   traceId: string;
   headers: Record<string, string>;
+}
+
+/** The problem for an API error (errors/classify.ts makes one of anything thrown). */
+export function problemOf(error: ApiError, traceId: string): Problem {
+  return { code: error.code, params: { ...error.params }, traceId, headers: errorHeaders(error, traceId) };
 }
 
 export function sendProblem(reply: FastifyReply, errorsUrl: string, problem: Problem): FastifyReply {

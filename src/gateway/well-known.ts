@@ -13,10 +13,9 @@ import {
 } from "../auth/discovery.js";
 import type { KeyRing } from "../auth/key-ring.js";
 import { JWKS_CACHE_CONTROL, METADATA_CACHE_CONTROL } from "../cache-policy.js";
-import { ApiError, errorHeaders } from "../errors/api-error.js";
+import { classify } from "../errors/classify.js";
 import { traceIdFrom } from "../services/context.js";
-import { isDatabaseUnavailable } from "../store/unavailable.js";
-import { sendProblem } from "./problem.js";
+import { problemOf, sendProblem } from "./problem.js";
 
 export interface WellKnownDeps {
   keys: KeyRing;
@@ -37,10 +36,7 @@ export function wellKnown(deps: WellKnownDeps) {
         return await reply.type(JWKS_CONTENT_TYPE).header("cache-control", JWKS_CACHE_CONTROL).send(body);
       } catch (error) {
         const trace = traceIdFrom(request.headers.traceparent);
-        const unavailable = isDatabaseUnavailable(error);
-        deps.logger[unavailable ? "warn" : "error"]({ traceId: trace, err: error }, "signing keys could not be read");
-        const failure = new ApiError(unavailable ? "API_UNAVAILABLE" : "INTERNAL_ERROR");
-        return sendProblem(reply, deps.errorsUrl, { code: failure.code, params: {}, traceId: trace, headers: errorHeaders(failure, trace) });
+        return sendProblem(reply, deps.errorsUrl, problemOf(classify(error, deps.logger, { traceId: trace, url: request.url }), trace));
       }
     });
   };

@@ -8,10 +8,10 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
-import { ApiError, TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
+import { TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
+import { classify } from "../errors/classify.js";
 import type { RateLimits } from "../limits/rate-limits.js";
 import { callPolicy, type CallPolicy } from "./call-policies.js";
-import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { callerAddress, traceId } from "./context.js";
 
 export interface GuardedDeps {
@@ -49,13 +49,7 @@ export function authorize(deps: GuardedDeps, policy: CallPolicy, context: Handle
   return deps.guard.authorize(context.requestHeader.get("authorization"), context.values.get(callerAddress), policy.scope);
 }
 
-/** The one error path: what a data call (unary or stream) answers for `error`. */
+/** The one error path: what a data call (unary or stream) answers for `error` (errors/classify.ts). */
 export function rpcError(error: unknown, trace: string, logger: Logger, context: HandlerContext): ConnectError {
-  if (error instanceof ApiError) return toConnectError(error, trace);
-  if (isDatabaseUnavailable(error)) {
-    logger.warn({ traceId: trace, err: error, rpc: context.method.name }, "read model unavailable");
-    return toConnectError(new ApiError("API_UNAVAILABLE"), trace);
-  }
-  logger.error({ traceId: trace, err: error, rpc: context.method.name }, "unexpected error");
-  return toConnectError(new ApiError("INTERNAL_ERROR"), trace);
+  return toConnectError(classify(error, logger, { traceId: trace, rpc: context.method.name }), trace);
 }
