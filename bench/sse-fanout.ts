@@ -311,6 +311,7 @@ class ClientProcess {
   /** Sends `message` and waits for the answer of type `expect` (null: do not wait). */
   ask<K extends FromClients["type"]>(message: ToClients, expect: K): Promise<Extract<FromClients, { type: K }>>;
   ask(message: ToClients, expect: null): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a message that expects no answer resolves with nothing.
   ask(message: ToClients, expect: FromClients["type"] | null): Promise<FromClients | void> {
     if (expect === null) {
       this.child.send(message);

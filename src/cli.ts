@@ -140,6 +140,7 @@ async function printOpenApiDocument(config: Config): Promise<number> {
  * Runs `work` with a pool on the configured database. Administrative work (migrations,
  * imports, client changes) has no statement time limit; serving passes its own limits.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a command's work returns nothing or its exit code.
 async function withPool(config: Config, log: Logger, work: (pool: Pool) => Promise<void | number>, options: PoolOptions = { statementTimeoutMs: 0 }): Promise<number> {
   const url = await resolveDatabaseUrl(config.databaseUrl, LOCAL_DATABASE, (message) => log.info(message));
   const pool = createPool(url, { connectionLimit: config.databasePoolSize, ...options });

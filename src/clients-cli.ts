@@ -134,6 +134,7 @@ const POSITIONALS: Record<Command, [number, number]> = {
 
 function parse(command: Command, args: string[]): Parsed | "help" {
   const options = Object.fromEntries(OPTIONS[command].map((name) => [name, { type: "string" as const }]));
+  // biome-ignore lint/suspicious/noImplicitAnyLet: TypeScript types it from parseArgs's options, assigned in the try.
   let result;
   try {
     result = parseArgs({ args, allowPositionals: true, strict: true, options: { ...options, help: { type: "boolean", short: "h" } } });
@@ -286,6 +287,7 @@ function formatDate(date: Date, precision: "seconds" | "exact" = "exact"): strin
 
 /** Names and ids come from imports too: control characters would break the table. */
 function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
   return text.replace(/[\u0000-\u001f\u007f]/g, "?");
 }
 

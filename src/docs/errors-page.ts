@@ -4,19 +4,19 @@
 import { ERROR_CODES, type ErrorCodeSpec } from "../errors/codes.js";
 import { REFERENCE_PATH } from "./reference.js";
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 export function errorsPage(): string {
   const rows = Object.entries(ERROR_CODES as Record<string, ErrorCodeSpec>).map(([code, spec]) => {
     const extra = [
-      spec.params.length > 0 ? `<p>Parameters: ${spec.params.map((p) => `<code>params.${escape(p)}</code>`).join(", ")}.</p>` : "",
+      spec.params.length > 0 ? `<p>Parameters: ${spec.params.map((p) => `<code>params.${escapeHtml(p)}</code>`).join(", ")}.</p>` : "",
       spec.retryAfterSeconds ? `<p>Header: <code>Retry-After: ${spec.retryAfterSeconds}</code> (seconds).</p>` : "",
-      spec.oauthError ? `<p>Token endpoint: <code>error=${escape(spec.oauthError)}</code>.</p>` : "",
+      spec.oauthError ? `<p>Token endpoint: <code>error=${escapeHtml(spec.oauthError)}</code>.</p>` : "",
     ].join("");
     return `<section id="${code}">
   <h2><a href="#${code}">${code}</a> <span class="status">HTTP ${spec.status}</span></h2>
-  <p><strong>When:</strong> ${escape(spec.when)}</p>
-  <p><strong>What to do:</strong> ${escape(spec.remedy)}</p>
+  <p><strong>When:</strong> ${escapeHtml(spec.when)}</p>
+  <p><strong>What to do:</strong> ${escapeHtml(spec.remedy)}</p>
   ${extra}
 </section>`;
   });

@@ -233,7 +233,7 @@ function jsonPath(pointer: string): string {
     .slice(1)
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-  return "$" + segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : member(s))).join("");
+  return `$${segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : member(s))).join("")}`;
 }
 
 function member(name: string): string {

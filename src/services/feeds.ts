@@ -143,7 +143,10 @@ export class Subscription<T> implements AsyncIterable<FeedEvent<T>> {
     if (value.id === this.lastSentId) return;
     const now = Date.now();
     if (this.pending === null) this.pendingSinceMs = now;
-    else if (now - this.pendingSinceMs > this.timing.stallMs) return this.fail(new SubscriptionStalled(now - this.pendingSinceMs));
+    else if (now - this.pendingSinceMs > this.timing.stallMs) {
+      this.fail(new SubscriptionStalled(now - this.pendingSinceMs));
+      return;
+    }
     this.pending = value;
     this.wake?.();
   }

@@ -5,7 +5,7 @@
 // INTERNAL_ERROR with the same trace id, never a driver message).
 
 import type { DescMethod } from "@bufbuild/protobuf";
-import { ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { ConnectError, HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
 import { TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";

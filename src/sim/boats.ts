@@ -60,7 +60,7 @@ export interface BoatRun {
   progressM: Float64Array;
 }
 
-const enum Phase {
+enum Phase {
   Milling,
   Approaching,
   Holding,
@@ -283,7 +283,7 @@ export function sailBoat(entryId: string, setup: BoatSetup, rng: Rng, gps: Rng):
     }
 
     const turn = angleDifferenceDegrees(heading, desired);
-    heading = normalizeDegrees(heading + (turn > TURN_RATE_DEG_S ? TURN_RATE_DEG_S : turn < -TURN_RATE_DEG_S ? -TURN_RATE_DEG_S : turn));
+    heading = normalizeDegrees(heading + Math.min(TURN_RATE_DEG_S, Math.max(-TURN_RATE_DEG_S, turn)));
     const twa = twaOverride >= 0 ? twaOverride : Math.abs(angleDifferenceDegrees(twd, heading));
     const targetSpeed = boatSpeedKn(twa, tws) * KNOTS_TO_MS * setup.speedFactor * speedScale;
     speed += (targetSpeed - speed) * ACCELERATION;

@@ -135,5 +135,5 @@ function hex(rng: Rng, length: number): string {
 }
 
 function clamp(v: number, lo: number, hi: number): number {
-  return v < lo ? lo : v > hi ? hi : v;
+  return Math.min(hi, Math.max(lo, v));
 }

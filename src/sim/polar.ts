@@ -49,5 +49,5 @@ export function downwindVmgMs(twsKn: number): number {
 }
 
 function clamp(v: number, lo: number, hi: number): number {
-  return v < lo ? lo : v > hi ? hi : v;
+  return Math.min(hi, Math.max(lo, v));
 }

@@ -43,7 +43,7 @@ export async function ensureLocalServer(log: Log = () => {}): Promise<string> {
   if (saved && (await canLogIn(saved))) return serverUrl(saved);
   const password = saved ?? randomBytes(18).toString("base64url");
   await provisionUser(password, log);
-  writeFileSync(CREDENTIALS_FILE, JSON.stringify({ user: USER, password }) + "\n", { mode: 0o600 });
+  writeFileSync(CREDENTIALS_FILE, `${JSON.stringify({ user: USER, password })}\n`, { mode: 0o600 });
   return serverUrl(password);
 }
 

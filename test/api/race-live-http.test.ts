@@ -3,7 +3,7 @@
 
 import { request as httpRequest } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool } from "../../src/store/pool.js";
 import { bearer, connectCall, connectError, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";

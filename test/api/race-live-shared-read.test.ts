@@ -4,7 +4,7 @@
 
 import { create } from "@bufbuild/protobuf";
 import { createHandlerContext } from "@connectrpc/connect";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import mysql, { type RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetRaceLiveRequestSchema, RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";

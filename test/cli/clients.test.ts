@@ -27,7 +27,11 @@ function clients(...args: string[]): Promise<Finished> {
 async function local(...args: string[]): Promise<Finished> {
   let stdout = "";
   let stderr = "";
-  const capture = (append: (text: string) => void) => ((chunk: unknown) => (append(String(chunk)), true)) as typeof process.stdout.write;
+  const capture = (append: (text: string) => void) =>
+    ((chunk: unknown) => {
+      append(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
   const out = vi.spyOn(process.stdout, "write").mockImplementation(capture((text) => (stdout += text)));
   const err = vi.spyOn(process.stderr, "write").mockImplementation(capture((text) => (stderr += text)));
   try {

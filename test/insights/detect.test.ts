@@ -188,7 +188,7 @@ describe("markRounding", () => {
     const stbd = at(port, 70, 90);
     const courses = [course(T0 - 30 * MIN, MARK, { gate: [port, stbd], gateLabel: null, windwardLabel: null })];
     const tracks = new Map<string, TrackData>();
-    BOAT_IDS.slice(0, 4).forEach((id, i) => tracks.set(id, entering(30, T0 + (10 + i) * S)));
+    for (const [i, id] of BOAT_IDS.slice(0, 4).entries()) tracks.set(id, entering(30, T0 + (10 + i) * S));
     tracks.set("e", track([[T0 + 100 * S, at(stbd, 80, 90)], [T0 + 101 * S, at(stbd, 20, 90)]]));
     const facts = detectFacts(input({ courses, tracks }));
     expect(facts.map((f) => [...boatsOf(f), f.markLabel])).toEqual([

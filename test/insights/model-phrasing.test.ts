@@ -225,7 +225,7 @@ describe("ModelPhraser", () => {
   });
 
   it("accepts JSON in a code fence, and words around the object", async () => {
-    const fenced = await serve((request) => ({ content: "```json\n" + JSON.stringify(goodLines(request), null, 2) + "\n```" }));
+    const fenced = await serve((request) => ({ content: `\`\`\`json\n${JSON.stringify(goodLines(request), null, 2)}\n\`\`\`` }));
     expect(await phraserFor(fenced).phraser.phrase(FACTS, "en")).toEqual(expectedGood);
     const chatty = await serve((request) => ({ content: `Here are the lines:\n${JSON.stringify(goodLines(request))}\nEnjoy the race!` }));
     expect(await phraserFor(chatty).phraser.phrase(FACTS, "en")).toEqual(expectedGood);

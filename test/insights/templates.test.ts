@@ -316,7 +316,7 @@ describe("length limit with long names and labels", () => {
   });
 
   it("keeps a boat without a sail number recognisable by the first word of its name", () => {
-    const noSail: BoatRef = { ...TENACIOUS, sailNumber: "", boatName: LONG_NAME + " " + LONG_NAME };
+    const noSail: BoatRef = { ...TENACIOUS, sailNumber: "", boatName: `${LONG_NAME} ${LONG_NAME}` };
     const text = templateText(finish(3, noSail), "en");
     expect(text.length).toBeLessThanOrEqual(160);
     expect(text.startsWith("The ")).toBe(true);

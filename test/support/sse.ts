@@ -29,7 +29,9 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
   const queue: SseMessage[] = [];
   const waiters: Array<() => void> = [];
   let done = false;
-  const notify = () => waiters.splice(0).forEach((wake) => wake());
+  const notify = () => {
+    for (const wake of waiters.splice(0)) wake();
+  };
 
   const ended = (async () => {
     if (!response.ok || !response.body) return;
