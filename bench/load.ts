@@ -469,7 +469,7 @@ class Instance {
   }
 
   static async start(name: string, databaseUrl: string, redisUrl: string): Promise<Instance> {
-    const [port, grpcPort] = [await freePort(), await freePort()];
+    const [port, grpcPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
     const logFile = `${os.tmpdir()}/race-api-bench-load-${process.pid}-${name}.log`;
     const log = openSync(logFile, "w");
     const env: NodeJS.ProcessEnv = {
@@ -479,6 +479,7 @@ class Instance {
       HOST: "127.0.0.1",
       PORT: String(port),
       GRPC_PORT: String(grpcPort),
+      METRICS_PORT: String(metricsPort),
       // Shared by both: a token either one issues is valid on the other.
       PUBLIC_BASE_URL: "http://127.0.0.1",
       REDIS_URL: redisUrl,
@@ -488,6 +489,7 @@ class Instance {
     const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ["--import", "tsx"], stdio: ["ignore", log, log, "ipc"] });
     closeSync(log);
     const instance = new Instance(name, `http://127.0.0.1:${port}`, child, logFile);
+    process.stderr.write(`instance ${name}: Prometheus metrics at http://127.0.0.1:${metricsPort}/metrics\n`);
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`instance ${name} exited (${child.exitCode}); see ${logFile}`);

@@ -51,7 +51,7 @@ await importScenario(adminPool, sliceScenario(race, null, now));
 const raceId = race.events[0]!.races[0]!.id;
 const group = race.events[0]!.races[0]!.startGroups[0]!;
 
-const config = { ...loadConfig({}), host: "127.0.0.1", port: 0, grpcPort: 0, publicBaseUrl: "http://127.0.0.1", trustProxy: [], redisUrl: undefined, insightsModel: undefined, databasePoolSize: 10, databaseStatementTimeoutMs: 5000, databaseQueueLimit: 1000 };
+const config = { ...loadConfig({}), host: "127.0.0.1", port: 0, grpcPort: 0, metricsPort: 0, publicBaseUrl: "http://127.0.0.1", trustProxy: [], redisUrl: undefined, insightsModel: undefined, databasePoolSize: 10, databaseStatementTimeoutMs: 5000, databaseQueueLimit: 1000 };
 const pool = createPool(url, servingPoolOptions(config));
 const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
 const api = await startServer(config, runtime);

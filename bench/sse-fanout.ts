@@ -126,6 +126,7 @@ async function benchOn(url: string, gc: () => void): Promise<void> {
     host: "127.0.0.1",
     port: 0,
     grpcPort: 0,
+    metricsPort: 0,
     publicBaseUrl: "http://127.0.0.1",
     trustProxy: [],
     redisUrl: undefined,

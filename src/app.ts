@@ -19,6 +19,7 @@ import { TRACE_ID_HEADER } from "./errors/api-error.js";
 import type { Runtime } from "./runtime.js";
 import { callContext, traceIdFrom } from "./services/context.js";
 import { connectRoutes } from "./services/routes.js";
+import { recordRestResponse, rpcMetrics } from "./telemetry/request-metrics.js";
 
 const READINESS_TIMEOUT_MS = 2000;
 /** Node refuses request heads over 16 KiB, so no path parameter is longer than this. */
@@ -51,9 +52,14 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     await connect.register(fastifyConnectPlugin, {
       routes: connectRoutes(runtime.services),
       contextValues: (request) => callContext(runtime.resolveAddress(request.raw), request.headers.traceparent),
+      interceptors: [rpcMetrics],
     });
   });
-  await app.register(gateway(runtime), { prefix: "/api/v1" });
+  // The gateway's requests are counted in a scope around it (its RPCs are called in-process, past the interceptors).
+  await app.register(async (rest) => {
+    rest.addHook("onResponse", recordRestResponse);
+    await rest.register(gateway(runtime), { prefix: "/api/v1" });
+  });
   await app.register(wellKnown(runtime));
 
   await app.register(fastifySwaggerUi, referenceOptions());

@@ -8,6 +8,8 @@ export interface Config {
   host: string;
   port: number;
   grpcPort: number;
+  /** Prometheus /metrics on a listener of its own; 0 = off. */
+  metricsPort: number;
   /** Unset: the local MariaDB that store/local-server.ts provides. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     grpcPort: portNumber(env, "GRPC_PORT", 8081),
+    metricsPort: metricsPort(env, port),
     databaseUrl: databaseUrl(env, "DATABASE_URL"),
     databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
     databaseStatementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
@@ -92,6 +95,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 function portNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   // 0 lets the system choose a free port (tests).
   return integer(env, name, fallback, 0, 65535);
+}
+
+/** 9464 is the OpenTelemetry convention for a Prometheus endpoint; 0 turns it off; never the public port. */
+function metricsPort(env: NodeJS.ProcessEnv, publicPort: number): number {
+  const port = portNumber(env, "METRICS_PORT", 9464);
+  if (port !== 0 && port === publicPort) throw new ConfigError("METRICS_PORT", `must not be the public PORT (${publicPort}): metrics are served on a port of their own`);
+  return port;
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {

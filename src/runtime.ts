@@ -20,6 +20,7 @@ import type { StreamTiming } from "./services/deps.js";
 import { createServices, type Services } from "./services/routes.js";
 import type { Pool, PoolOptions } from "./store/pool.js";
 import { primaryReads, replicaReads, type ReadPools } from "./store/read-replica.js";
+import { watchDatabase } from "./telemetry/metrics.js";
 
 type PoolConfig = Pick<Config, "databasePoolSize" | "databaseStatementTimeoutMs" | "databaseQueueLimit">;
 
@@ -71,6 +72,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
   const reads = config.databaseReadUrl
     ? replicaReads(pool, { url: config.databaseReadUrl, poolOptions: servingPoolOptions(config), maxLagMs: config.databaseReadMaxLagMs, logger })
     : primaryReads(pool);
+  const unwatchDatabase = watchDatabase(pool, reads);
   const keys = new KeyRing(pool);
   const tokens = new Tokens(keys, { issuer: config.publicBaseUrl, audience: `${config.publicBaseUrl}/api/v1` });
   const guard = new Guard(tokens, new ClientStates(pool));
@@ -99,6 +101,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
     streams,
     streamTiming,
     close: async () => {
+      unwatchDatabase();
       await Promise.all([limits.close(), reads.close()]);
     },
   };

@@ -9,15 +9,20 @@ import type { Config } from "./config.js";
 import type { Runtime } from "./runtime.js";
 import { callContext } from "./services/context.js";
 import { connectRoutes } from "./services/routes.js";
+import { startMetricsServer } from "./telemetry/metrics-server.js";
+import { rpcMetrics } from "./telemetry/request-metrics.js";
 
 export interface RunningServer {
   httpUrl: string;
   grpcUrl: string;
+  /** Prometheus text, when METRICS_PORT is not 0. */
+  metricsUrl: string | undefined;
   /** Stops accepting, lets in-flight requests and streams finish, then resolves. */
   close(): Promise<void>;
 }
 
-export async function startServer(config: Pick<Config, "host" | "port" | "grpcPort">, runtime: Runtime): Promise<RunningServer> {
+/** `metricsPort` absent or 0: no metrics listener. */
+export async function startServer(config: Pick<Config, "host" | "port" | "grpcPort"> & Partial<Pick<Config, "metricsPort">>, runtime: Runtime): Promise<RunningServer> {
   const app = await buildApp(runtime);
   await app.listen({ host: config.host, port: config.port });
 
@@ -26,6 +31,7 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
     connectNodeAdapter({
       routes: connectRoutes(runtime.services),
       contextValues: (request) => callContext(runtime.resolveAddress(request), request.headers.traceparent),
+      interceptors: [rpcMetrics],
     }),
   );
   grpc.on("session", (session) => {
@@ -37,13 +43,16 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
     grpc.listen(config.grpcPort, config.host, () => resolve());
   });
 
+  const metrics = config.metricsPort ? await startMetricsServer(config.host, config.metricsPort) : undefined;
+
   const httpUrl = urlOf("http", app.server.address() as AddressInfo);
   const grpcUrl = urlOf("http", grpc.address() as AddressInfo);
-  runtime.logger.info({ httpUrl, grpcUrl }, "listening");
+  runtime.logger.info({ httpUrl, grpcUrl, metricsUrl: metrics?.url }, "listening");
 
   return {
     httpUrl,
     grpcUrl,
+    metricsUrl: metrics?.url,
     async close() {
       // Watch streams never finish by themselves: end them, so their clients reconnect elsewhere.
       runtime.streams.endAll();
@@ -56,7 +65,7 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
       // soon as it is idle.
       const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
       try {
-        await Promise.all([app.close(), grpcClosed]);
+        await Promise.all([app.close(), grpcClosed, metrics?.close()]);
       } finally {
         clearInterval(closeIdle);
       }

@@ -5,8 +5,11 @@
 // visibility, the live read, settled track windows and insights answers.
 
 import { LRUCache } from "lru-cache";
+import { watchSharedRead, type SharedReadFigures } from "./telemetry/metrics.js";
 
 export interface SharedReadOptions<V> {
+  /** What it holds, as its metrics name it (`cache` label). */
+  name: string;
   /** How long a loaded value is served, counted from the start of its load (the moment its data was cut); per value if a function. */
   ttlMs: number | ((value: V) => number);
   /** Most keys kept; the least recently used go first. */
@@ -15,34 +18,50 @@ export interface SharedReadOptions<V> {
   maxSize?: { total: number; sizeOf: (value: V) => number };
 }
 
-export class SharedRead<V extends object> {
+export class SharedRead<V extends object> implements SharedReadFigures {
   private readonly values: LRUCache<string, V>;
   private readonly loading = new Map<string, Promise<V>>();
+  readonly name: string;
+  hits = 0;
+  joins = 0;
+  loads = 0;
 
   constructor(private readonly options: SharedReadOptions<V>) {
+    this.name = options.name;
     this.values = options.maxSize
       ? new LRUCache<string, V>({ maxSize: options.maxSize.total, sizeCalculation: options.maxSize.sizeOf })
       : new LRUCache<string, V>({ max: options.max ?? 1000 });
+    watchSharedRead(this);
+  }
+
+  keys(): number {
+    return this.values.size;
   }
 
   /** The value of `key` loaded less than ttlMs ago, the load under way, or a new load. */
   get(key: string, load: () => Promise<V>): Promise<V> {
     const cached = this.values.get(key);
-    if (cached) return Promise.resolve(cached);
-    let pending = this.loading.get(key);
-    if (!pending) {
-      const startedAt = Date.now();
-      pending = load()
-        .then((value) => {
-          // The value's age is counted from the start of its read: it never outlives ttlMs.
-          const ttlMs = typeof this.options.ttlMs === "function" ? this.options.ttlMs(value) : this.options.ttlMs;
-          const ttl = ttlMs - (Date.now() - startedAt);
-          if (ttl > 0) this.values.set(key, value, { ttl });
-          return value;
-        })
-        .finally(() => this.loading.delete(key));
-      this.loading.set(key, pending);
+    if (cached) {
+      this.hits += 1;
+      return Promise.resolve(cached);
     }
-    return pending;
+    const pending = this.loading.get(key);
+    if (pending) {
+      this.joins += 1;
+      return pending;
+    }
+    this.loads += 1;
+    const startedAt = Date.now();
+    const loaded = load()
+      .then((value) => {
+        // The value's age is counted from the start of its read: it never outlives ttlMs.
+        const ttlMs = typeof this.options.ttlMs === "function" ? this.options.ttlMs(value) : this.options.ttlMs;
+        const ttl = ttlMs - (Date.now() - startedAt);
+        if (ttl > 0) this.values.set(key, value, { ttl });
+        return value;
+      })
+      .finally(() => this.loading.delete(key));
+    this.loading.set(key, loaded);
+    return loaded;
   }
 }

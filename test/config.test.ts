@@ -7,6 +7,7 @@ describe("configuration", () => {
       host: "127.0.0.1",
       port: 8080,
       grpcPort: 8081,
+      metricsPort: 9464,
       databaseUrl: undefined,
       databasePoolSize: 10,
       databaseStatementTimeoutMs: 5000,
@@ -29,6 +30,7 @@ describe("configuration", () => {
       HOST: "0.0.0.0",
       PORT: "9000",
       GRPC_PORT: "9001",
+      METRICS_PORT: "9100",
       DATABASE_URL: "mysql://u:p@db:3306/races",
       DATABASE_POOL_SIZE: "25",
       DATABASE_STATEMENT_TIMEOUT_MS: "2500",
@@ -51,6 +53,7 @@ describe("configuration", () => {
       host: "0.0.0.0",
       port: 9000,
       grpcPort: 9001,
+      metricsPort: 9100,
       databaseUrl: "mysql://u:p@db:3306/races",
       databasePoolSize: 25,
       databaseStatementTimeoutMs: 2500,
@@ -72,6 +75,8 @@ describe("configuration", () => {
     ["PORT", "eighty", /PORT must be a whole number from 0 to 65535/],
     ["PORT", "70000", /PORT must be a whole number/],
     ["GRPC_PORT", "-1", /GRPC_PORT must be a whole number/],
+    ["METRICS_PORT", "metrics", /METRICS_PORT must be a whole number from 0 to 65535/],
+    ["METRICS_PORT", "8080", /METRICS_PORT must not be the public PORT \(8080\)/],
     ["DATABASE_POOL_SIZE", "0", /DATABASE_POOL_SIZE must be a whole number from 1/],
     ["DATABASE_STATEMENT_TIMEOUT_MS", "50", /DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 100 to 600000/],
     ["DATABASE_QUEUE_LIMIT", "-5", /DATABASE_QUEUE_LIMIT must be a whole number/],
@@ -100,6 +105,15 @@ describe("configuration", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(name);
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe("the metrics port", () => {
+  it("is off at 0, and may be any port but the public one", () => {
+    expect(loadConfig({ METRICS_PORT: "0" }).metricsPort).toBe(0);
+    expect(loadConfig({ PORT: "0", METRICS_PORT: "0" }).metricsPort).toBe(0);
+    expect(loadConfig({ PORT: "9464", METRICS_PORT: "9465" }).metricsPort).toBe(9465);
+    expect(() => loadConfig({ PORT: "9464" })).toThrow(/METRICS_PORT must not be the public PORT \(9464\)/);
   });
 });
 

@@ -5,12 +5,15 @@
 // caller's fields (its trace id), and never shown to the client.
 
 import type { Logger } from "pino";
-import { isDatabaseUnavailable } from "../store/unavailable.js";
+import { databaseUnavailableCause } from "../store/unavailable.js";
+import { unavailable } from "../telemetry/metrics.js";
 import { ApiError } from "./api-error.js";
 
 export function classify(error: unknown, logger: Logger, fields: Record<string, unknown>): ApiError {
   if (error instanceof ApiError) return error;
-  if (isDatabaseUnavailable(error)) {
+  const cause = databaseUnavailableCause(error);
+  if (cause) {
+    unavailable.inc({ cause });
     logger.warn({ ...fields, err: error }, "read model unavailable");
     return new ApiError("API_UNAVAILABLE");
   }

@@ -14,6 +14,7 @@ import type { Services } from "../services/routes.js";
 import { ref, type JsonSchema } from "./json-schemas.js";
 import { streamRouteSchema, type StreamRouteDocs } from "./route-schemas.js";
 import type { Query } from "./rpc-call.js";
+import { droppedSubscribers } from "../telemetry/metrics.js";
 
 /** One event of a stream: its id, the shared message its bytes are kept with, and its JSON. */
 export interface StreamEvent {
@@ -119,6 +120,7 @@ export async function writeStream(
       const written = raw.write(event ? eventFrame(route.eventName, event, serialize) : HEARTBEAT);
       // Never more than one event waiting in our buffer: a client that stops reading is dropped.
       if (!written && !(await drained(raw, options.stallMs))) {
+        if (!raw.destroyed) droppedSubscribers.inc({ reason: "slow_socket" });
         raw.destroy();
         break;
       }

@@ -30,6 +30,7 @@ import type { Fact } from "../domain/facts.js";
 import type { Lang } from "./languages.js";
 import type { ModelPhraser } from "./model-phrasing.js";
 import { templateText } from "./templates.js";
+import { insightGenerations } from "../telemetry/metrics.js";
 
 export const GENERATION_INTERVAL_MS = 60_000;
 /** Languages asked for this recently are phrased at each generation. */
@@ -68,7 +69,9 @@ export class InsightsGenerator {
     if (due && (await takeLease(pool, race.id, instanceId, nowMs, nowMs - GENERATION_INTERVAL_MS, LEASE_MS))) {
       try {
         await this.generate(race, state, nowMs);
+        insightGenerations.inc({ result: "ok" });
       } catch (error) {
+        insightGenerations.inc({ result: "failed" });
         await releaseLease(pool, race.id, instanceId);
         throw error;
       }

@@ -4,6 +4,7 @@
 
 import type { Fact } from "../domain/facts.js";
 import { MAX_INSIGHT_TEXT_LENGTH } from "./templates.js";
+import { modelCalls, templateFallbacks } from "../telemetry/metrics.js";
 
 export interface ModelConfig {
   /** The full chat-completions URL, e.g. http://127.0.0.1:8000/v1/chat/completions. */
@@ -43,6 +44,7 @@ export class ModelPhraser {
     const lines = new Map<string, string>();
     if (facts.length === 0) return lines;
     if (!this.quota.take(lang)) {
+      templateFallbacks.inc({ reason: "quota" }, facts.length);
       this.logger.warn({ lang, quotaPerHour: this.config.quotaPerHour }, "insight model quota used up for this hour; template lines used");
       return lines;
     }
@@ -51,6 +53,8 @@ export class ModelPhraser {
     try {
       answer = parseAnswer(await this.complete(facts, lang));
     } catch (error) {
+      modelCalls.inc({ result: "failed" });
+      templateFallbacks.inc({ reason: "failed" }, facts.length);
       this.logger.warn({ lang, facts: facts.length, error: describe(error) }, "insight model call failed; template lines used");
       return lines;
     }
@@ -69,6 +73,9 @@ export class ModelPhraser {
       else rejected.push(id);
     }
     const missing = facts.filter((fact) => !lines.has(fact.id) && !rejected.includes(fact.id)).map((fact) => fact.id);
+    const discarded = facts.length - lines.size;
+    modelCalls.inc({ result: discarded > 0 ? "discarded" : "ok" });
+    if (discarded > 0) templateFallbacks.inc({ reason: "discarded" }, discarded);
     if (rejected.length > 0 || unknown.length > 0 || missing.length > 0) {
       this.logger.warn({ lang, rejected, unknown: unknown.slice(0, 10), missing }, "insight model lines discarded; template lines used");
     }

@@ -9,6 +9,7 @@ import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from "rate-limiter-flexible";
 import { ApiError } from "../errors/api-error.js";
 import { BUCKETS, rateLimitHeaders, standing, WINDOW_SECONDS, type Bucket, type LimitResult } from "./policy.js";
+import { rateLimited } from "../telemetry/metrics.js";
 
 export interface RateLimitsOptions {
   redisUrl?: string | undefined;
@@ -73,7 +74,10 @@ export class RateLimits {
   async charge(bucket: Bucket, key: string, limit: number): Promise<Record<string, string>> {
     const result = await this.consume(bucket, key, limit);
     const headers = rateLimitHeaders(result);
-    if (!result.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
+    if (!result.allowed) {
+      rateLimited.inc({ bucket });
+      throw new ApiError("RATE_LIMIT_EXCEEDED", {}, headers);
+    }
     return headers;
   }
 

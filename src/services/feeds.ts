@@ -6,6 +6,7 @@
 // slow one costs one message of memory, never a queue.
 
 import type { Logger } from "pino";
+import { droppedSubscribers } from "../telemetry/metrics.js";
 
 /** A value with the id a client resumes after (the SSE event id). */
 export interface Published<T> {
@@ -144,6 +145,7 @@ export class Subscription<T> implements AsyncIterable<FeedEvent<T>> {
     const now = Date.now();
     if (this.pending === null) this.pendingSinceMs = now;
     else if (now - this.pendingSinceMs > this.timing.stallMs) {
+      if (this.failure === null) droppedSubscribers.inc({ reason: "stalled" });
       this.fail(new SubscriptionStalled(now - this.pendingSinceMs));
       return;
     }

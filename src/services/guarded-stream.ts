@@ -12,6 +12,7 @@ import { callPolicy } from "./call-policies.js";
 import { traceId } from "./context.js";
 import { SubscriptionStalled, type FeedEvent, type Subscription } from "./feeds.js";
 import { admit, authorize, rpcError, type GuardedDeps } from "./guarded.js";
+import { openStreams, rateLimited } from "../telemetry/metrics.js";
 
 /** How often an open stream runs the guard again. */
 const RECHECK_MS = 1000;
@@ -26,7 +27,10 @@ export class OpenStreams {
   /** Takes one of the client's stream slots; RATE_LIMIT_EXCEEDED when all are in use. */
   take(clientId: string): () => void {
     const count = this.perClient.get(clientId) ?? 0;
-    if (count >= this.maxPerClient) throw new ApiError("RATE_LIMIT_EXCEEDED");
+    if (count >= this.maxPerClient) {
+      rateLimited.inc({ bucket: "streams" });
+      throw new ApiError("RATE_LIMIT_EXCEEDED");
+    }
     this.perClient.set(clientId, count + 1);
     let released = false;
     return () => {
@@ -40,7 +44,10 @@ export class OpenStreams {
 
   track(subscription: Subscription<unknown>): () => void {
     this.open.add(subscription);
-    return () => this.open.delete(subscription);
+    openStreams.inc();
+    return () => {
+      if (this.open.delete(subscription)) openStreams.dec();
+    };
   }
 
   /** Ends every open stream cleanly: clients reconnect, to another instance if this one is going. */

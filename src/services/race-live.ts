@@ -25,7 +25,7 @@ import { DATA_AS_OF_HEADER, LIVE_CACHE_CONTROL, LIVE_MAX_AGE_MS } from "../cache
 
 export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveService> {
   // Races polled within the last 2 s; a few hundred live at once is a busy day.
-  const answers = new SharedRead<GetRaceLiveResponse>({ ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
+  const answers = new SharedRead<GetRaceLiveResponse>({ name: "live", ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
   const current = (race: RaceRecord) => answers.get(race.uuid, () => readRaceLive(deps.reads.pool(), race, Date.now()));
   // Watchers read through the same shared read as pollers: one read per race per 2 s in all.
   const feeds = new Feeds<GetRaceLiveResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);

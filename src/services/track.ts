@@ -47,11 +47,12 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
   // Immutable windows as their answer messages, bounded by the fixes they hold: the same
   // message object each time, so the gateway makes its bytes, ETag and compression once.
   const kept = new SharedRead<GetTrackPageResponse>({
+    name: "track_settled",
     ttlMs: KEPT_MS,
     maxSize: { total: KEPT_POINTS, sizeOf: (page) => 1 + page.boats.reduce((n, boat) => n + boat.t.length, 0) },
   });
   // Windows near the cut-off, each with the cut-off it was read at (its X-Data-As-Of).
-  const nearNow = new SharedRead<{ page: GetTrackPageResponse; cutoffMs: number }>({ ttlMs: NEAR_NOW_MAX_AGE_MS, max: 10_000 });
+  const nearNow = new SharedRead<{ page: GetTrackPageResponse; cutoffMs: number }>({ name: "track_near_now", ttlMs: NEAR_NOW_MAX_AGE_MS, max: 10_000 });
   return {
     getTrackPage: guarded(deps, TrackService.method.getTrackPage, async (request, caller, context) => {
       const nowMs = Date.now();

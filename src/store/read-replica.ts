@@ -30,13 +30,15 @@ export interface ReadPools {
   pool(): Pool;
   /** Undefined without a replica; otherwise whether reads go to it now, and its newest measured lag. */
   replicaState(): { inUse: boolean; lagMs: number | null } | undefined;
+  /** The replica's own pool, for its figures (telemetry); undefined without a replica. */
+  replicaPool(): Pool | undefined;
   /** Stops the heartbeat and closes the replica's pools (never the primary's). */
   close(): Promise<void>;
 }
 
 /** No replica: every read on the primary; no heartbeat is written. */
 export function primaryReads(primary: Pool): ReadPools {
-  return { pool: () => primary, replicaState: () => undefined, close: async () => {} };
+  return { pool: () => primary, replicaState: () => undefined, replicaPool: () => undefined, close: async () => {} };
 }
 
 export interface ReplicaSettings {
@@ -88,6 +90,10 @@ class ReplicaReads implements ReadPools {
 
   replicaState(): { inUse: boolean; lagMs: number | null } {
     return { inUse: this.inUse, lagMs: this.lagMs };
+  }
+
+  replicaPool(): Pool {
+    return this.replica;
   }
 
   async close(): Promise<void> {

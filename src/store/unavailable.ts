@@ -47,17 +47,39 @@ const UNAVAILABLE_MESSAGES = new Set([
 ]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
+  return databaseUnavailableCause(error) !== null;
+}
+
+/** Why the database did not answer (the metrics' `cause`), or null when it did and the error is ours. */
+export type UnavailableCause = "statement_timeout" | "pool_wait" | "connection";
+
+const TIMEOUT_CODES = new Set(["PROTOCOL_SEQUENCE_TIMEOUT"]);
+const TIMEOUT_ERRNOS = new Set([1205, 1317, 1969, 3024]);
+const POOL_WAIT = new Set<unknown>([POOL_WAIT_TIMEOUT, "Queue limit reached."]);
+
+export function databaseUnavailableCause(error: unknown): UnavailableCause | null {
   return classify(error, 0);
 }
 
-function classify(error: unknown, depth: number): boolean {
-  if (error === null || typeof error !== "object" || depth > 4) return false;
+function classify(error: unknown, depth: number): UnavailableCause | null {
+  if (error === null || typeof error !== "object" || depth > 4) return null;
   const { code, errno, message, cause, errors } = error as { code?: unknown; errno?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
+  if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return causeOf(code, errno);
   // Node's socket errors carry negative errnos; only the server's are positive.
-  if (typeof errno === "number" && errno > 0 && UNAVAILABLE_ERRNOS.has(errno)) return true;
-  if (typeof message === "string" && UNAVAILABLE_MESSAGES.has(message)) return true;
+  if (typeof errno === "number" && errno > 0 && UNAVAILABLE_ERRNOS.has(errno)) return causeOf(code, errno);
+  if (typeof message === "string" && UNAVAILABLE_MESSAGES.has(message)) return POOL_WAIT.has(message) ? "pool_wait" : "connection";
   // Wrapped errors (a ConnectError's cause) and Node's AggregateError from dual-stack connects.
-  if (classify(cause, depth + 1)) return true;
-  return Array.isArray(errors) && errors.some((inner) => classify(inner, depth + 1));
+  const wrapped = classify(cause, depth + 1);
+  if (wrapped) return wrapped;
+  if (!Array.isArray(errors)) return null;
+  for (const inner of errors) {
+    const found = classify(inner, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+function causeOf(code: unknown, errno: unknown): UnavailableCause {
+  if (TIMEOUT_CODES.has(code as string) || TIMEOUT_ERRNOS.has(errno as number)) return "statement_timeout";
+  return POOL_WAIT.has(code) ? "pool_wait" : "connection";
 }

@@ -72,7 +72,7 @@ describe("race-api", () => {
   });
 
   it("serves until SIGTERM, then exits cleanly", async () => {
-    const server = start(["serve"], { DATABASE_URL: db.url, PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "info" });
+    const server = start(["serve"], { DATABASE_URL: db.url, PORT: "0", GRPC_PORT: "0", METRICS_PORT: "0", LOG_LEVEL: "info" });
     const [, httpUrl] = await server.waitFor(/"httpUrl":"(http:\/\/[^"]+)"/);
     const ready = await fetch(`${httpUrl}/readyz`);
     expect(ready.status).toBe(200);
@@ -83,7 +83,7 @@ describe("race-api", () => {
 
 describe("race-api demo", () => {
   it("loads a live race, serves it and stops on Ctrl-C", async () => {
-    const demo = start(["demo"], { DATABASE_URL: db.url, PORT: "0", GRPC_PORT: "0" });
+    const demo = start(["demo"], { DATABASE_URL: db.url, PORT: "0", GRPC_PORT: "0", METRICS_PORT: "0" });
     const [, httpUrl] = await demo.waitFor(/REST, Connect, gRPC-Web\s+(http:\/\/\S+)/, 120_000);
     expect((await fetch(`${httpUrl}/readyz`)).status).toBe(200);
     const [, raceId] = await demo.waitFor(/Race\s+.* \(([0-9a-f-]{36})\), live/);

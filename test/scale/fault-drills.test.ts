@@ -261,7 +261,7 @@ describe("Redis stops under two instances", () => {
 
 describe("SIGTERM during load", () => {
   it("lets in-flight requests finish with 200, takes no new connection, ends SSE streams at once, and exits 0", async () => {
-    const server = startCli(["serve"], { DATABASE_URL: instance.url, PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "info", DATABASE_STATEMENT_TIMEOUT_MS: "30000" });
+    const server = startCli(["serve"], { DATABASE_URL: instance.url, PORT: "0", GRPC_PORT: "0", METRICS_PORT: "0", LOG_LEVEL: "info", DATABASE_STATEMENT_TIMEOUT_MS: "30000" });
     try {
       const [, httpUrl] = await server.waitFor(/"httpUrl":"(http:\/\/[^"]+)"/);
       const [, grpcUrl] = await server.waitFor(/"grpcUrl":"(http:\/\/[^"]+)"/);
