@@ -149,7 +149,7 @@ function recordRpcError(stats: RouteStats, error: unknown, seconds: number | nul
 export const rpcMetrics: Interceptor = (next) => async (request) => {
   const stats = rpcStats(request.method, surfaceOf(request.header.get("content-type")));
   const started = performance.now();
-  let response;
+  let response: Awaited<ReturnType<typeof next>>;
   try {
     response = await next(request);
   } catch (error) {
