@@ -18,6 +18,7 @@ import {
 } from "../domain/fix-rules.js";
 import { fixesInRanges, insertNewFixes, type FixRow, type NewFix } from "../store/fixes.js";
 import { earliestFinishes, groupEntryIds, recordDevice } from "../store/ingest.js";
+import { ingestedFixes } from "../telemetry/metrics.js";
 import { inTransaction, type Connection, type Pool } from "../store/pool.js";
 import { invalid, startGroupOf, writableRace } from "./ingest-access.js";
 
@@ -47,7 +48,7 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
     if ((boat.deviceId?.length ?? 0) > 200) throw invalid(`boats[${i}].deviceId`);
     if ((boat.phoneModel?.length ?? 0) > 200) throw invalid(`boats[${i}].phoneModel`);
   }
-  return inTransaction(pool, async (conn) => {
+  const counts = await inTransaction(pool, async (conn) => {
     const race = await writableRace(conn, caller, batch.raceId);
     const group = await startGroupOf(conn, race, batch.startGroupId, "share");
     const nowMs = Date.now();
@@ -58,6 +59,15 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
     if (Date.now() - nowMs > COMMIT_DEADLINE_MS) throw new ApiError("API_UNAVAILABLE");
     return counts;
   });
+  countFixes(counts);
+  return counts;
+}
+
+/** The committed batch in the metrics (telemetry/metrics.ts). */
+function countFixes(counts: FixCounts): void {
+  ingestedFixes.inc({ result: "accepted", reason: "" }, counts.accepted);
+  ingestedFixes.inc({ result: "duplicate", reason: "" }, counts.duplicates);
+  for (const rejected of counts.rejected) ingestedFixes.inc({ result: "rejected", reason: rejected.reason });
 }
 
 async function sortAndWrite(conn: Connection, startGroupId: number, batch: FixBatch, context: FixContext): Promise<FixCounts> {

@@ -208,7 +208,7 @@ export const templateFallbacks = new Counter({
 // Rate limits.
 export const rateLimited = new Counter({
   name: "race_api_rate_limited_total",
-  help: "Calls refused with 429 RATE_LIMIT_EXCEEDED, by bucket: tracking, general, token_client, token_ip, streams (the per-client stream cap).",
+  help: "Calls refused with 429 RATE_LIMIT_EXCEEDED, by bucket: tracking, general, ingest, token-client, token-ip, streams (the per-client stream cap).",
   labelNames: ["bucket"],
   registers: [registry],
 });
