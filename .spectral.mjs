@@ -38,8 +38,6 @@ export default {
     // Client credentials issue no refresh tokens (RFC 6749 section 4.4.3): a client
     // asks for a new access token, which lives an hour.
     "owasp:api2:2023-short-lived-access-tokens": "off",
-    // No CORS in v1: browsers are not meant to hold client secrets (docs/decisions.md).
-    "owasp:api8:2023-define-cors-origin": "off",
   },
   overrides: [
     {

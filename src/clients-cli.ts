@@ -3,8 +3,9 @@
 // one line naming it (exit 1) and a malformed command into one line of usage (exit 2).
 
 import { parseArgs } from "node:util";
-import { createClient, rotateSecret, setAllowlist, setScopes } from "./auth/clients.js";
+import { createClient, rotateSecret, setAllowlist, setClientOrigins, setClubOrigins, setScopes } from "./auth/clients.js";
 import { InvalidAllowlistEntry } from "./auth/ip-allowlist.js";
+import { InvalidOrigin, parseOrigins } from "./auth/origins.js";
 import { SCOPES, UnknownScope } from "./auth/scopes.js";
 import {
   ClientIdTaken,
@@ -19,7 +20,7 @@ import {
 import type { Pool } from "./store/pool.js";
 
 const COMMANDS = {
-  create: 'create --club CLUB_UUID --scopes "SCOPE ..." [--client-id ID] [--name NAME] [--expires-at DATE_TIME|never] [--allowlist "ADDRESS_OR_CIDR ..."]',
+  create: 'create --club CLUB_UUID --scopes "SCOPE ..." [--client-id ID] [--name NAME] [--expires-at DATE_TIME|never] [--allowlist "ADDRESS_OR_CIDR ..."] [--origins "ORIGIN ..."]',
   list: "list [--club CLUB_UUID]",
   "rotate-secret": "rotate-secret CLIENT_ID",
   disable: "disable CLIENT_ID",
@@ -27,6 +28,8 @@ const COMMANDS = {
   "set-expiry": "set-expiry CLIENT_ID DATE_TIME|never",
   "set-allowlist": "set-allowlist CLIENT_ID [ADDRESS_OR_CIDR ...]",
   "set-scopes": "set-scopes CLIENT_ID SCOPE [SCOPE ...]",
+  "set-origins": "set-origins CLIENT_ID [ORIGIN ...]",
+  "set-club-origins": "set-club-origins CLUB_UUID [ORIGIN ...]",
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -43,6 +46,7 @@ already issued within 5 seconds.
 Commands:
   create --club CLUB_UUID --scopes "SCOPE ..." [--client-id ID] [--name NAME]
          [--expires-at DATE_TIME|never] [--allowlist "ADDRESS_OR_CIDR ..."]
+         [--origins "ORIGIN ..."]
                         create a client; prints its secret, this once only
   list [--club CLUB_UUID]
                         the clients of every club, or of one; never secrets
@@ -56,6 +60,12 @@ Commands:
                         the caller addresses it accepts; no entries: any address
   set-scopes CLIENT_ID SCOPE [SCOPE ...]
                         replace its scopes
+  set-origins CLIENT_ID [ORIGIN ...]
+                        the web pages (origins) that may read its answers in a
+                        browser (CORS), besides its club's; no entries: only the club's
+  set-club-origins CLUB_UUID [ORIGIN ...]
+                        the web origins every client of the club may be read from;
+                        no entries: none
 
 Scopes:
 ${SCOPE_LINES}
@@ -64,7 +74,9 @@ CLIENT_ID: 1 to 128 letters, digits, ".", "_", "~" or "-"; create makes up
 client-<12 hex digits> when --client-id is left out.
 DATE_TIME: ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z or 2027-04-01T00:00+02:00.
 ADDRESS_OR_CIDR: an IPv4 or IPv6 address or CIDR range, e.g. 10.0.0.0/8 2001:db8::/32.
-Lists (--scopes, --allowlist) are separated by spaces or commas.
+ORIGIN: scheme://host[:port] of a web page, e.g. https://club.example http://localhost:5173;
+no path, no wildcard. CORS lets such a page read answers: it still needs a token.
+Lists (--scopes, --allowlist, --origins) are separated by spaces or commas.
 `;
 
 const TAKES_EFFECT = "takes effect for tokens already issued within 5 s";
@@ -110,7 +122,7 @@ interface Parsed {
 }
 
 const OPTIONS: Record<Command, readonly string[]> = {
-  create: ["club", "scopes", "client-id", "name", "expires-at", "allowlist"],
+  create: ["club", "scopes", "client-id", "name", "expires-at", "allowlist", "origins"],
   list: ["club"],
   "rotate-secret": [],
   disable: [],
@@ -118,6 +130,8 @@ const OPTIONS: Record<Command, readonly string[]> = {
   "set-expiry": [],
   "set-allowlist": [],
   "set-scopes": [],
+  "set-origins": [],
+  "set-club-origins": [],
 };
 
 // How many positional arguments each command takes: [at least, at most].
@@ -130,6 +144,8 @@ const POSITIONALS: Record<Command, [number, number]> = {
   "set-expiry": [2, 2],
   "set-allowlist": [1, Infinity],
   "set-scopes": [2, Infinity],
+  "set-origins": [1, Infinity],
+  "set-club-origins": [1, Infinity],
 };
 
 function parse(command: Command, args: string[]): Parsed | "help" {
@@ -191,6 +207,16 @@ async function run(pool: Pool, command: Command, { values, positionals }: Parsed
       await setScopes(pool, clientId, scopes);
       return say(`Client ${clientId} has the scopes ${[...new Set(scopes)].join(" ")} (${TAKES_EFFECT}).`);
     }
+    case "set-origins": {
+      const origins = await setClientOrigins(pool, clientId, splitList(more));
+      const own = origins.length === 0 ? "its club's origins only" : `${origins.join(" ")} and its club's origins`;
+      return say(`Client ${clientId} may be read by web pages on ${own} (${TAKES_EFFECT}).`);
+    }
+    case "set-club-origins": {
+      const club = clientId;
+      const origins = await setClubOrigins(pool, club, splitList(more));
+      return say(`Every client of club ${club.toLowerCase()} may be read by web pages on ${describeOrigins(origins, "no origin")}, besides its own origins (${TAKES_EFFECT}).`);
+    }
   }
 }
 
@@ -201,7 +227,8 @@ async function create(pool: Pool, values: Record<string, string | undefined>): P
   const scopes = splitList([scopeText]);
   const expiresAt = values["expires-at"] === undefined ? null : parseExpiry(values["expires-at"]);
   const allowlist = splitList(values.allowlist === undefined ? [] : [values.allowlist]);
-  const created = await createClient(pool, { clubUuid: club, clientId: values["client-id"], name: values.name ?? null, scopes, expiresAt, ipAllowlist: allowlist });
+  const origins = splitList(values.origins === undefined ? [] : [values.origins]);
+  const created = await createClient(pool, { clubUuid: club, clientId: values["client-id"], name: values.name ?? null, scopes, expiresAt, ipAllowlist: allowlist, allowedOrigins: origins });
   say(
     `Created client ${created.clientId} for club ${club.toLowerCase()}:`,
     `  client_id      ${created.clientId}`,
@@ -209,6 +236,7 @@ async function create(pool: Pool, values: Record<string, string | undefined>): P
     `  scopes         ${[...new Set(scopes)].join(" ")}`,
     `  expires        ${expiresAt === null ? "never" : formatDate(expiresAt)}`,
     `  allowlist      ${describeAllowlist(allowlist)}`,
+    `  origins        ${describeOrigins(parseOrigins(origins), "its club's only")}`,
     SHOWN_ONCE,
   );
 }
@@ -220,7 +248,8 @@ async function list(pool: Pool, club: string | undefined): Promise<void> {
   const lines: string[] = [];
   for (const group of groupByClub(clients)) {
     if (lines.length > 0) lines.push("");
-    lines.push(`${printable(group[0]!.clubName)}  ${group[0]!.clubUuid}`);
+    const clubOrigins = group[0]!.clubAllowedOrigins;
+    lines.push(`${printable(group[0]!.clubName)}  ${group[0]!.clubUuid}${clubOrigins.length === 0 ? "" : `  origins: ${clubOrigins.join(" ")}`}`);
     const rows = group.map((c) => [
       printable(c.clientId),
       c.name === null ? "-" : printable(c.name),
@@ -228,11 +257,12 @@ async function list(pool: Pool, club: string | undefined): Promise<void> {
       c.scopes.join(" "),
       c.expiresAt === null ? "never" : formatDate(c.expiresAt),
       c.ipAllowlist.length === 0 ? "any" : c.ipAllowlist.join(" "),
+      c.allowedOrigins.length === 0 ? "club's" : c.allowedOrigins.join(" "),
       String(c.secretVersion),
       formatDate(c.createdAt, "seconds"),
       formatDate(c.updatedAt, "seconds"),
     ]);
-    lines.push(...table(["CLIENT ID", "NAME", "STATUS", "SCOPES", "EXPIRES", "ALLOWLIST", "SECRET VERSION", "CREATED", "UPDATED"], rows).map((line) => `  ${line}`));
+    lines.push(...table(["CLIENT ID", "NAME", "STATUS", "SCOPES", "EXPIRES", "ALLOWLIST", "ORIGINS", "SECRET VERSION", "CREATED", "UPDATED"], rows).map((line) => `  ${line}`));
   }
   say(...lines);
 }
@@ -280,6 +310,10 @@ function describeAllowlist(entries: string[]): string {
   return entries.length === 0 ? "any address" : entries.join(" ");
 }
 
+function describeOrigins(origins: readonly string[], none: string): string {
+  return origins.length === 0 ? none : origins.join(" ");
+}
+
 function formatDate(date: Date, precision: "seconds" | "exact" = "exact"): string {
   const iso = date.toISOString();
   return precision === "seconds" || iso.endsWith(".000Z") ? `${iso.slice(0, 19)}Z` : iso;
@@ -305,7 +339,8 @@ function describeFailure(error: unknown): { message: string; exitCode: number } 
     error instanceof ClientIdTaken ||
     error instanceof ClientInputInvalid ||
     error instanceof UnknownScope ||
-    error instanceof InvalidAllowlistEntry
+    error instanceof InvalidAllowlistEntry ||
+    error instanceof InvalidOrigin
   ) {
     return { message: error.message, exitCode: 1 };
   }

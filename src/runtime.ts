@@ -8,6 +8,7 @@ import { addressResolver, type AddressResolver } from "./auth/client-address.js"
 import { ClientStates } from "./auth/client-states.js";
 import { Guard } from "./auth/guard.js";
 import { KeyRing } from "./auth/key-ring.js";
+import { KnownOrigins } from "./auth/origins.js";
 import { TokenEndpoint } from "./auth/token-endpoint.js";
 import { Tokens } from "./auth/tokens.js";
 import type { Config } from "./config.js";
@@ -40,6 +41,8 @@ export interface Runtime {
   tokenEndpoint: TokenEndpoint;
   /** The token signing keys, whose public halves the JWK Set publishes. */
   keys: KeyRing;
+  /** Every web origin some club or client allows: preflights and errors are granted to them (CORS). */
+  origins: KnownOrigins;
   resolveAddress: AddressResolver;
   /** `{base_url}` of the spec: where clients reach this service. */
   publicBaseUrl: string;
@@ -95,6 +98,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
     }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     keys,
+    origins: new KnownOrigins(pool),
     resolveAddress: addressResolver(config.trustProxy),
     publicBaseUrl: config.publicBaseUrl,
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,

@@ -12,6 +12,8 @@ export const CLIENT_STATE_MAX_AGE_MS = 5000;
 export interface KnownClient {
   state: ClientState;
   allowlist: IpAllowlist;
+  /** Web origins whose pages may read its answers (its own and its club's). */
+  origins: ReadonlySet<string>;
 }
 
 export class ClientStates {
@@ -26,6 +28,6 @@ export class ClientStates {
 
   private async load(clientId: string): Promise<{ client: KnownClient | null }> {
     const state = await findClientState(this.pool, clientId);
-    return { client: state ? { state, allowlist: parseAllowlist(state.ipAllowlist) } : null };
+    return { client: state ? { state, allowlist: parseAllowlist(state.ipAllowlist), origins: new Set(state.allowedOrigins) } : null };
   }
 }

@@ -1,11 +1,12 @@
-// The administration of API clients behind `race-api clients`: checks scopes and
-// allowlists, makes secrets and hashes them, then writes plain rows through
-// store/clients.ts. A secret leaves this module once, when made.
+// The administration of API clients behind `race-api clients`: checks scopes,
+// allowlists and web origins, makes secrets and hashes them, then writes plain rows
+// through store/clients.ts. A secret leaves this module once, when made.
 
 import { randomBytes } from "node:crypto";
-import { ClientInputInvalid, insertClient, replaceSecretHash, writeAllowlist, writeScopes } from "../store/clients.js";
+import { ClientInputInvalid, insertClient, replaceSecretHash, writeAllowlist, writeClientOrigins, writeClubOrigins, writeScopes } from "../store/clients.js";
 import type { Connection, Pool } from "../store/pool.js";
 import { parseAllowlist } from "./ip-allowlist.js";
+import { parseOrigins } from "./origins.js";
 import { parseScopes } from "./scopes.js";
 import { hashSecret } from "./secrets.js";
 
@@ -23,6 +24,8 @@ export interface NewClient {
   expiresAt?: Date | null;
   /** Default: [] (any address). */
   ipAllowlist?: string[];
+  /** Web origins whose pages may read its answers (CORS); default: only its club's. */
+  allowedOrigins?: string[];
 }
 
 /** Creates a client and returns its secret: the only time anyone sees it. */
@@ -30,9 +33,10 @@ export async function createClient(db: Db, client: NewClient): Promise<{ clientI
   const clientId = client.clientId ?? `client-${randomBytes(6).toString("hex")}`;
   const scopes = checkScopes(client.scopes);
   const ipAllowlist = checkAllowlist(client.ipAllowlist ?? []);
+  const allowedOrigins = parseOrigins(client.allowedOrigins ?? []);
   const secret = newSecret();
   const secretHash = await hashSecret(secret);
-  await insertClient(db, { clientId, clubUuid: client.clubUuid, name: client.name ?? null, secretHash, scopes, expiresAt: client.expiresAt ?? null, ipAllowlist });
+  await insertClient(db, { clientId, clubUuid: client.clubUuid, name: client.name ?? null, secretHash, scopes, expiresAt: client.expiresAt ?? null, ipAllowlist, allowedOrigins });
   return { clientId, secret };
 }
 
@@ -50,6 +54,20 @@ export async function setAllowlist(db: Db, clientId: string, entries: string[]):
 
 export async function setScopes(db: Db, clientId: string, scopes: string[]): Promise<void> {
   await writeScopes(db, clientId, checkScopes(scopes));
+}
+
+/** The client's own web origins (CORS); [] = only its club's. Returns them normalised. */
+export async function setClientOrigins(db: Db, clientId: string, entries: string[]): Promise<string[]> {
+  const origins = parseOrigins(entries);
+  await writeClientOrigins(db, clientId, origins);
+  return origins;
+}
+
+/** The web origins (CORS) every client of the club may be read from; [] = none. Returns them normalised. */
+export async function setClubOrigins(db: Db, clubUuid: string, entries: string[]): Promise<string[]> {
+  const origins = parseOrigins(entries);
+  await writeClubOrigins(db, clubUuid, origins);
+  return origins;
 }
 
 function newSecret(): string {

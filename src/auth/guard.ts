@@ -17,6 +17,8 @@ export interface Caller {
   scopes: Scope[];
   /** Requests per minute of the club's data buckets. */
   limits: Record<DataBucket, number>;
+  /** Web origins whose pages may read this client's answers (CORS, origins.ts). */
+  origins: ReadonlySet<string>;
 }
 
 export class Guard {
@@ -50,6 +52,7 @@ export class Guard {
       clubUuid: state.clubUuid,
       scopes: granted,
       limits: clubLimits(state),
+      origins: client.origins,
     };
   }
 }

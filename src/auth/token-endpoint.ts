@@ -13,6 +13,7 @@ import type { RateLimits } from "../limits/rate-limits.js";
 import { findClientState } from "../store/clients.js";
 import type { Pool } from "../store/pool.js";
 import { parseAllowlist } from "./ip-allowlist.js";
+import { corsGrant } from "./origins.js";
 import { isScope } from "./scopes.js";
 import { hashSecret, verifySecret } from "./secrets.js";
 import type { Tokens } from "./tokens.js";
@@ -25,6 +26,8 @@ export interface TokenRequest {
   body: string;
   /** The caller's IP address (client-address.ts). */
   address: string;
+  /** The Origin header of a page's request, if any. */
+  origin?: string | undefined;
 }
 
 export interface TokenAnswer {
@@ -48,13 +51,16 @@ export class TokenEndpoint {
 
   async handle(request: TokenRequest): Promise<TokenAnswer> {
     try {
-      return { status: 200, headers: noStore(), body: await this.grant(request) };
+      const { body, origins } = await this.grant(request);
+      // A page on one of the client's origins may read its token (CORS, origins.ts).
+      const cors = request.origin !== undefined && origins.includes(request.origin) ? corsGrant(request.origin) : {};
+      return { status: 200, headers: { ...noStore(), ...cors }, body };
     } catch (error) {
       return this.errorAnswer(error);
     }
   }
 
-  private async grant(request: TokenRequest): Promise<Record<string, unknown>> {
+  private async grant(request: TokenRequest): Promise<{ body: Record<string, unknown>; origins: string[] }> {
     await this.countCall("token-ip", request.address);
     const form = parseForm(request);
     const credentials = clientCredentials(request.authorization, form);
@@ -72,7 +78,7 @@ export class TokenEndpoint {
 
     const scopes = grantedScopes(form.get("scope"), state.scopes);
     const { token, expiresIn } = await this.deps.tokens.issue(state.clientId, scopes, state.secretVersion);
-    return { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" ") };
+    return { body: { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" ") }, origins: state.allowedOrigins };
   }
 
   private async countCall(bucket: TokenBucket, key: string): Promise<void> {

@@ -25,6 +25,8 @@ export interface Club {
   trackingRateLimitPerMinute?: number;
   /** tracking:write (IngestService) bucket, requests per minute (default 6000). */
   ingestRateLimitPerMinute?: number;
+  /** Web origins (`https://club.example`) whose pages may read the answers of every client of the club (CORS). */
+  allowedOrigins?: string[];
 }
 
 export interface Client {
@@ -38,6 +40,8 @@ export interface Client {
   expiresAt?: DateTimeString | null;
   /** IPv4/IPv6 addresses or CIDR ranges; empty or absent means any address. */
   ipAllowlist?: string[];
+  /** Web origins whose pages may read this client's answers (CORS), besides its club's. */
+  allowedOrigins?: string[];
 }
 
 export interface Event {

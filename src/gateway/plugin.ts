@@ -2,13 +2,15 @@
 // implementations the Connect and gRPC listeners serve. The gateway translates and
 // decides nothing: path and query (checked by each route's schema) become a request
 // message, the response message becomes the spec's JSON, a stream's messages become
-// Server-Sent Events, a ConnectError becomes problem+json, and the validators (ETag,
-// 304) are computed from the bytes it sends.
+// Server-Sent Events, a ConnectError becomes problem+json, the validators (ETag,
+// 304) are computed from the bytes it sends, and the CORS headers the origin policy
+// (auth/origins.ts) gives are sent with each answer.
 
 import { ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
+import type { KnownOrigins } from "../auth/origins.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
 import { OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
 import { describeRpcError, TRACE_ID_HEADER } from "../errors/api-error.js";
@@ -28,6 +30,7 @@ export interface GatewayDeps {
   services: Services;
   streamTiming: StreamTiming;
   tokenEndpoint: TokenEndpoint;
+  origins: KnownOrigins;
   resolveAddress: AddressResolver;
   errorsUrl: string;
   logger: Logger;
@@ -47,18 +50,43 @@ export function gateway(deps: GatewayDeps) {
         authorization: request.headers.authorization,
         body: typeof request.body === "string" ? request.body : "",
         address: deps.resolveAddress(request.raw),
+        origin: request.headers.origin,
       });
       return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
     });
 
-    api.get("/openapi.json", { schema: OPENAPI_ROUTE_SCHEMA }, (request, reply) => {
+    api.get("/openapi.json", { schema: OPENAPI_ROUTE_SCHEMA }, async (request, reply) => {
       const document = api.swagger();
       const encoded = encodedBody(document, () => JSON.stringify(document));
-      return sendEncoded(request, reply, encoded, { "cache-control": OPENAPI_CACHE_CONTROL });
+      const cors = request.headers.origin === undefined ? {} : await deps.origins.withoutData(request.headers.origin);
+      return sendEncoded(request, reply, encoded, { "cache-control": OPENAPI_CACHE_CONTROL, ...cors });
     });
 
     for (const route of REST_ROUTES) api.get(route.path, routeOptions(route), (request, reply) => serve(deps, route, request, reply));
     for (const route of STREAM_ROUTES) api.get(route.path, routeOptions(route), (request, reply) => serveStream(deps, route, request, reply));
+
+    // CORS preflights (OPTIONS): a page asks whether it may send its token. The answer
+    // carries no token, so the policy answers for the origin alone (auth/origins.ts).
+    const methods = new Map<string, string>([["/oauth/token", "POST"], ["/openapi.json", "GET, HEAD"]]);
+    for (const route of [...REST_ROUTES, ...STREAM_ROUTES]) methods.set(route.path, "GET, HEAD");
+    for (const [path, allowed] of methods) api.options(path, (request, reply) => answerOptions(deps, allowed, request, reply));
+    api.addHook("onSend", (request, reply, payload, done) => {
+      reply.header("vary", withOrigin(reply.getHeader("vary")));
+      const origin = request.headers.origin;
+      // An error holds no client's data; the page may read it when the policy says so (a 401 tells it to fetch a new token).
+      if (origin === undefined || reply.statusCode < 400 || reply.hasHeader("access-control-allow-origin")) return done(null, payload);
+      deps.origins.withoutData(origin).then(
+        (cors) => {
+          reply.headers(cors);
+          done(null, payload);
+        },
+        // Without the known origins the answer goes out ungranted: the page retries, nobody is granted by mistake.
+        (error: unknown) => {
+          deps.logger.warn({ err: error }, "CORS: known origins unavailable");
+          done(null, payload);
+        },
+      );
+    });
 
     api.setNotFoundHandler((request, reply) => {
       const trace = traceIdFrom(request.headers.traceparent);
@@ -144,13 +172,35 @@ async function serveStream(deps: GatewayDeps, route: StreamRoute, request: Fasti
   }
   if (first.done) return void reply.code(204).send();
   const serialize = reply.compileSerializationSchema(route.dataSchema) as (json: unknown) => string;
-  await writeStream(reply, route, messages, first.value, Object.fromEntries(context.responseHeader), serialize, {
+  // The stream writes its own head (no onSend hook runs): the call's headers, its CORS grant among them.
+  const headers = { ...Object.fromEntries(context.responseHeader), vary: "Origin" };
+  await writeStream(reply, route, messages, first.value, headers, serialize, {
     stallMs: deps.streamTiming.stallMs,
     problemBody: (error) => {
       const { code, params, traceId: trace } = callProblem(error, context, deps.logger);
       return problemJson(deps.errorsUrl, { code, params, traceId: trace });
     },
   });
+}
+
+/** OPTIONS: a CORS preflight's answer from the policy, or the methods of the path. */
+async function answerOptions(deps: GatewayDeps, methods: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const origin = request.headers.origin;
+  const preflight = origin !== undefined && request.headers["access-control-request-method"] !== undefined;
+  let cors: Record<string, string> = {};
+  try {
+    if (preflight) cors = await deps.origins.preflight(origin, methods);
+  } catch (error) {
+    // A preflight's failure cannot be read by the page anyway: no grant, and the page tries again.
+    deps.logger.warn({ err: error }, "CORS: known origins unavailable");
+  }
+  return reply.code(204).headers({ allow: methods, "cache-control": "no-store", ...cors }).send();
+}
+
+/** Answers differ by the page asking: shared caches must keep them apart. */
+function withOrigin(vary: string | number | string[] | undefined): string {
+  if (vary === undefined) return "Origin";
+  return `${Array.isArray(vary) ? vary.join(", ") : String(vary)}, Origin`;
 }
 
 /** The answer in the encoding the client prefers, or 304 when If-None-Match names it. */

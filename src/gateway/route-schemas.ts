@@ -29,6 +29,14 @@ const RATE_LIMIT_HEADERS = (always: boolean) => ({
 });
 const RETRY_AFTER = (seconds: number) => header(`Seconds to wait before retrying: always ${seconds}, never an HTTP date.`, { pattern: "^[0-9]+$" });
 const NO_STORE = header("Errors are never cached.", { enum: [NO_STORE_VALUE] });
+/** CORS (auth/origins.ts): which web page may read the answer, and the Vary that keeps pages apart in caches. */
+const CORS = (vary: string, granted: string): Record<string, JsonSchema> => ({
+  "Access-Control-Allow-Origin": header(`The Origin of the asking page, when ${granted}. Absent for any other page, and without an Origin header.`, { maxLength: 300 }, false),
+  "Access-Control-Expose-Headers": header("With Access-Control-Allow-Origin: the headers a page may read.", { maxLength: 200 }, false),
+  Vary: header(vary === "Origin" ? "Answers differ by the asking page's origin (CORS)." : "Answers differ by compression and by the asking page's origin (CORS).", { enum: [vary] }),
+});
+const DATA_CORS = CORS("Accept-Encoding, Origin", "the token's client or its club allows that origin");
+const ERROR_CORS = CORS("Origin", "some client or club allows that origin (an error holds no data)");
 
 export interface DataRouteDocs {
   rpc: DescMethodUnary;
@@ -63,10 +71,10 @@ export function dataRouteSchema(route: DataRouteDocs): FastifySchema {
     ...(route.params ? { params: route.params } : {}),
     ...(route.querystring ? { querystring: route.querystring } : {}),
     response: {
-      200: { description: "OK", headers: { ...freshness, Vary: header("Answers differ by compression.", { enum: ["Accept-Encoding"] }) }, content: { "application/json": { schema: ref(route.body) } } },
-      304: { description: "Not Modified: If-None-Match matched. Same validators and freshness as the 200 it stands for, no body.", type: "null", headers: freshness },
+      200: { description: "OK", headers: { ...freshness, ...DATA_CORS }, content: { "application/json": { schema: ref(route.body) } } },
+      304: { description: "Not Modified: If-None-Match matched. Same validators and freshness as the 200 it stands for, no body.", type: "null", headers: { ...freshness, ...DATA_CORS } },
       ...errorResponses(callErrors(policy)),
-      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], {}),
+      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], ERROR_CORS),
     },
   };
 }
@@ -90,7 +98,7 @@ export function streamRouteSchema(route: StreamRouteDocs): FastifySchema {
     summary: route.summary,
     description: `${route.description}
 
-Each event is \`id: <event id>\`, \`event: ${route.eventName}\` and one \`data:\` line holding the ${route.body} JSON the polled endpoint answers at that moment. A comment line \`: heartbeat\` comes when nothing changed for a while (15 s by default). Reconnect with the \`Last-Event-ID\` header (EventSource does it by itself): the last state you saw is not sent again, a newer one at once. Opening counts as one call against the ${bucketName(policy.bucket)} bucket; a client may hold a bounded number of open streams per server (10 by default; 429 RATE_LIMIT_EXCEEDED beyond). The guard runs again every second: a disabled, expired or rotated client, a removed scope or an expired token ends the stream within 5 seconds with an \`event: error\` whose data is the problem. A client that reads nothing for 30 s (by default) is dropped. On shutdown the stream ends; reconnect.
+Each event is \`id: <event id>\`, \`event: ${route.eventName}\` and one \`data:\` line holding the ${route.body} JSON the polled endpoint answers at that moment. A comment line \`: heartbeat\` comes when nothing changed for a while (15 s by default). Reconnect with the \`Last-Event-ID\` header: the last state you saw is not sent again, a newer one at once. The token goes in the Authorization header only, so a web page reads the stream with fetch and a streaming body reader, not EventSource (which cannot send headers). Opening counts as one call against the ${bucketName(policy.bucket)} bucket; a client may hold a bounded number of open streams per server (10 by default; 429 RATE_LIMIT_EXCEEDED beyond). The guard runs again every second: a disabled, expired or rotated client, a removed scope or an expired token ends the stream within 5 seconds with an \`event: error\` whose data is the problem. A client that reads nothing for 30 s (by default) is dropped. On shutdown the stream ends; reconnect.
 
 Scope: ${policy.scope}.`,
     tags: [route.tag],
@@ -105,7 +113,7 @@ Scope: ${policy.scope}.`,
     response: {
       200: {
         description: `The stream: \`${route.eventName}\` events whose data is ${route.body} (see its schema), and heartbeats.`,
-        headers: { "Cache-Control": header("Never cached.", { enum: [NO_STORE_VALUE] }), ...RATE_LIMIT_HEADERS(true), "X-Trace-Id": TRACE_ID },
+        headers: { "Cache-Control": header("Never cached.", { enum: [NO_STORE_VALUE] }), ...RATE_LIMIT_HEADERS(true), "X-Trace-Id": TRACE_ID, ...CORS("Origin", "the token's client or its club allows that origin") },
         content: {
           "text/event-stream": {
             schema: { type: "string", description: `Server-Sent Events; each data line is a ${route.body}.` },
@@ -115,7 +123,7 @@ Scope: ${policy.scope}.`,
         },
       },
       ...errorResponses(callErrors(policy)),
-      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], {}),
+      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], ERROR_CORS),
     },
   };
 }
@@ -132,7 +140,7 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema>
 }
 
 function errorHeaders(status: number, codes: readonly ErrorCode[]): Record<string, JsonSchema> {
-  const headers: Record<string, JsonSchema> = { "Cache-Control": NO_STORE, "X-Trace-Id": TRACE_ID };
+  const headers: Record<string, JsonSchema> = { "Cache-Control": NO_STORE, "X-Trace-Id": TRACE_ID, ...ERROR_CORS };
   if (status === 401) headers["WWW-Authenticate"] = header("RFC 6750 Bearer challenge; error=\"invalid_token\" when a token was sent.", { maxLength: 200 });
   if (codes.includes("API_SCOPE_MISSING")) headers["WWW-Authenticate"] = header('API_SCOPE_MISSING only: error="insufficient_scope" and the scope needed.', { maxLength: 200 }, false);
   const retryAfter = codes.map((code) => ERROR_CODES[code]).find((spec) => "retryAfterSeconds" in spec);
@@ -163,7 +171,7 @@ const SCOPE_LIST = "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7
 const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: [NO_STORE_VALUE] }), Pragma: header("For HTTP/1.0 caches.", { enum: ["no-cache"] }) };
 const tokenError = (description: string, headers: Record<string, JsonSchema> = {}) => ({
   description,
-  headers: { ...TOKEN_ANSWER_HEADERS, ...headers },
+  headers: { ...TOKEN_ANSWER_HEADERS, ...ERROR_CORS, ...headers },
   content: { "application/json": { schema: ref("TokenError") } },
 });
 const reasons = (codes: readonly ErrorCode[]) => codes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n");
@@ -192,7 +200,7 @@ export const TOKEN_ROUTE_SCHEMA: FastifySchema = {
     },
   },
   response: {
-    200: { description: "The token.", headers: TOKEN_ANSWER_HEADERS, content: { "application/json": { schema: ref("TokenResponse") } } },
+    200: { description: "The token.", headers: { ...TOKEN_ANSWER_HEADERS, ...CORS("Origin", "the client or its club allows that origin") }, content: { "application/json": { schema: ref("TokenResponse") } } },
     400: tokenError(reasons(["API_TOKEN_REQUEST_INVALID", "API_GRANT_TYPE_UNSUPPORTED", "API_SCOPE_INVALID", "API_CLIENT_DISABLED", "API_CLIENT_EXPIRED", "API_IP_NOT_ALLOWED"])),
     401: tokenError(reasons(["API_CLIENT_CREDENTIALS_INVALID"]), { "WWW-Authenticate": header("When the credentials came with HTTP Basic.", { enum: ['Basic realm="race-api"'] }, false) }),
     429: tokenError(reasons(["RATE_LIMIT_EXCEEDED"]), { "Retry-After": RETRY_AFTER(ERROR_CODES.RATE_LIMIT_EXCEEDED.retryAfterSeconds), ...RATE_LIMIT_HEADERS(true) }),
@@ -210,10 +218,14 @@ export const OPENAPI_ROUTE_SCHEMA: FastifySchema = {
   response: {
     200: {
       description: "The document.",
-      headers: { ETag: header("Strong validator.", { maxLength: 40 }), "Cache-Control": header("Public: the same for every caller.", { enum: [OPENAPI_CACHE_CONTROL] }) },
+      headers: {
+        ETag: header("Strong validator.", { maxLength: 40 }),
+        "Cache-Control": header("Public: the same for every caller.", { enum: [OPENAPI_CACHE_CONTROL] }),
+        ...CORS("Accept-Encoding, Origin", "some client or club allows that origin"),
+      },
       content: { "application/json": { schema: { type: "object", required: ["openapi", "info", "paths"], properties: { openapi: { type: "string", const: "3.1.0" } } } } },
     },
-    304: { description: "Not Modified: If-None-Match matched.", type: "null" },
-    500: { description: "INTERNAL_ERROR: an unexpected failure; retry up to 3 attempts with backoff.", content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem") } } },
+    304: { description: "Not Modified: If-None-Match matched.", type: "null", headers: CORS("Accept-Encoding, Origin", "some client or club allows that origin") },
+    500: { description: "INTERNAL_ERROR: an unexpected failure; retry up to 3 attempts with backoff.", headers: ERROR_CORS, content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem") } } },
   },
 };

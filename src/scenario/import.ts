@@ -4,6 +4,7 @@
 // one transaction writes everything.
 
 import { readFile } from "node:fs/promises";
+import { parseOrigins } from "../auth/origins.js";
 import { hashSecret, verifySecret } from "../auth/secrets.js";
 import { inTransaction, type Pool } from "../store/pool.js";
 import { findStoredIds, storedSecretHashes, writeScenario, type SecretChange, type StoredIds, type WriteCounts } from "../store/scenario-writes.js";
@@ -48,7 +49,13 @@ async function validated(pool: Pool, doc: unknown): Promise<{ scenario: Scenario
     entryEvents: new Map([...stored.entries].map(([id, entry]) => [id, entry.eventUuid])),
   });
   if (problem) throw new ScenarioRejected(problem);
-  return { scenario: shaped.scenario, stored };
+  return { scenario: withOriginsAsBrowsersSendThem(shaped.scenario), stored };
+}
+
+/** Origins are stored as browsers send them (lower-case, no default port), so a page's Origin matches. */
+function withOriginsAsBrowsersSendThem(scenario: Scenario): Scenario {
+  const normalised = <T extends { allowedOrigins?: string[] }>(owner: T): T => (owner.allowedOrigins ? { ...owner, allowedOrigins: parseOrigins(owner.allowedOrigins) } : owner);
+  return { ...scenario, clubs: scenario.clubs.map(normalised), clients: scenario.clients.map(normalised) };
 }
 
 /** A secret that still verifies against the stored hash is not a rotation. */

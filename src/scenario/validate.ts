@@ -7,6 +7,7 @@ import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import addFormatsPlugin from "ajv-formats";
 import schema from "./scenario.schema.json" with { type: "json" };
 import { parseAllowlist } from "../auth/ip-allowlist.js";
+import { InvalidOrigin, parseOrigin } from "../auth/origins.js";
 import { isScope, SCOPES } from "../auth/scopes.js";
 import type { Scenario, StartGroup } from "../domain/scenario.js";
 
@@ -80,6 +81,7 @@ function* crossRuleProblems(s: Scenario, known: KnownIds): Generator<ScenarioPro
     if (seenClubs.has(id)) yield { path: `$.clubs[${i}].id`, message: `duplicate club id ${club.id}` };
     seenClubs.add(id);
     clubIds.add(id);
+    yield* originProblems(`$.clubs[${i}].allowedOrigins`, club.allowedOrigins);
   }
   const clubExists = (path: string, id: string): ScenarioProblem | null =>
     clubIds.has(lower(id)) ? null : { path, message: `unknown club ${id}` };
@@ -100,6 +102,7 @@ function* crossRuleProblems(s: Scenario, known: KnownIds): Generator<ScenarioPro
         yield { path: `$.clients[${i}].ipAllowlist[${k}]`, message: `${entry} is not an IPv4 or IPv6 address or CIDR range` };
       }
     }
+    yield* originProblems(`$.clients[${i}].allowedOrigins`, client.allowedOrigins);
   }
 
   const ids = { event: new Set<string>(), entry: new Set<string>(), race: new Set<string>(), "start group": new Set<string>() };
@@ -201,6 +204,17 @@ function* startGroupProblems(group: StartGroup, gp: string): Generator<ScenarioP
     for (const [w, row] of results.rows.entries()) {
       const problem = member(`${rp}[${w}].entryId`, row.entryId);
       if (problem) yield problem;
+    }
+  }
+}
+
+function* originProblems(path: string, origins: readonly string[] | undefined): Generator<ScenarioProblem> {
+  for (const [k, origin] of (origins ?? []).entries()) {
+    try {
+      parseOrigin(origin);
+    } catch (error) {
+      if (!(error instanceof InvalidOrigin)) throw error;
+      yield { path: `${path}[${k}]`, message: error.message };
     }
   }
 }

@@ -8,6 +8,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
+import { corsGrant } from "../auth/origins.js";
 import { TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
 import type { RateLimits } from "../limits/rate-limits.js";
@@ -39,6 +40,9 @@ export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: Gu
 /** The guard, then one call against the client's bucket, whose standing goes into the response headers. */
 export async function admit(deps: GuardedDeps, policy: CallPolicy, context: HandlerContext): Promise<Caller> {
   const caller = await authorize(deps, policy, context);
+  // A page on one of the client's origins may read the answer (CORS); any other page may not.
+  const origin = context.requestHeader.get("origin");
+  if (origin !== null && caller.origins.has(origin)) for (const [name, value] of Object.entries(corsGrant(origin))) context.responseHeader.set(name, value);
   const headers = await deps.limits.charge(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
   for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
   return caller;

@@ -1,9 +1,10 @@
 // The SQL of API clients: the state the request guard checks, and the rows behind
-// `race-api clients` (auth/clients.ts checks scopes and allowlists and makes secrets
-// before they come here). Only secret hashes are stored, and no listing returns one.
+// `race-api clients` (auth/clients.ts checks scopes, allowlists and origins and makes
+// secrets before they come here). Only secret hashes are stored, and no listing returns one.
 
 import type { ResultSetHeader, RowDataPacket } from "mysql2/promise";
-import type { Connection, Pool } from "./pool.js";
+import { ORIGINS_OF_CLIENT, ORIGINS_OF_CLUB, originList, originsByOwner, replaceClientOrigins, replaceClubOrigins } from "./origins.js";
+import { inTransaction, type Connection, type Pool } from "./pool.js";
 
 type Db = Pool | Connection;
 
@@ -27,6 +28,8 @@ export interface ClientState {
   trackingRateLimitPerMinute: number | null;
   /** The club's tracking:write (IngestService) limit; null = the default. */
   ingestRateLimitPerMinute: number | null;
+  /** Web origins whose pages may read its answers (CORS): its own and its club's. */
+  allowedOrigins: string[];
 }
 
 /** A client as administrators see it: never its secret or hash. */
@@ -39,6 +42,10 @@ export interface ClientSummary {
   disabled: boolean;
   expiresAt: Date | null;
   ipAllowlist: string[];
+  /** The client's own web origins (CORS), without its club's. */
+  allowedOrigins: string[];
+  /** The club's web origins, shared by all its clients. */
+  clubAllowedOrigins: string[];
   secretVersion: number;
   createdAt: Date;
   updatedAt: Date;
@@ -53,6 +60,8 @@ export interface ClientRecord {
   scopes: string[];
   expiresAt: Date | null;
   ipAllowlist: string[];
+  /** Normalised web origins (auth/origins.ts). */
+  allowedOrigins: string[];
 }
 
 export class UnknownClient extends Error {
@@ -92,7 +101,8 @@ export async function findClientState(db: Db, clientId: string): Promise<ClientS
   const [rows] = await db.query<RowDataPacket[]>(
     `SELECT c.id, c.client_id, c.club_id, k.uuid AS club_uuid, c.name, c.scopes, c.disabled, c.expires_at,
             c.ip_allowlist, c.secret_version, c.secret_hash, k.rate_limit_per_minute, k.tracking_rate_limit_per_minute,
-            il.rate_limit_per_minute AS ingest_rate_limit_per_minute
+            il.rate_limit_per_minute AS ingest_rate_limit_per_minute,
+            ${ORIGINS_OF_CLIENT} AS client_origins, ${ORIGINS_OF_CLUB} AS club_origins
        FROM api_clients c JOIN clubs k ON k.id = c.club_id LEFT JOIN club_ingest_limits il ON il.club_id = c.club_id
       WHERE c.client_id = ?`,
     [clientId],
@@ -114,6 +124,7 @@ export async function findClientState(db: Db, clientId: string): Promise<ClientS
     rateLimitPerMinute: nullableNumber(row.rate_limit_per_minute),
     trackingRateLimitPerMinute: nullableNumber(row.tracking_rate_limit_per_minute),
     ingestRateLimitPerMinute: nullableNumber(row.ingest_rate_limit_per_minute),
+    allowedOrigins: [...new Set([...originList(row.client_origins), ...originList(row.club_origins)])].sort(),
   };
 }
 
@@ -123,29 +134,34 @@ export async function insertClient(db: Db, client: ClientRecord): Promise<void> 
   const name = checkName(client.name);
   const expiresAt = checkDate(client.expiresAt);
   const clubId = await findClubId(db, client.clubUuid);
-  try {
-    await db.query(
-      `INSERT INTO api_clients (client_id, club_id, name, secret_hash, secret_version, scopes, disabled, expires_at, ip_allowlist)
-       VALUES (?, ?, ?, ?, 1, ?, FALSE, ?, ?)`,
-      [client.clientId, clubId, name, client.secretHash, client.scopes.join(" "), expiresAt, JSON.stringify(client.ipAllowlist)],
-    );
-  } catch (error) {
-    if ((error as { code?: string }).code === "ER_DUP_ENTRY") throw new ClientIdTaken(client.clientId);
-    throw error;
-  }
+  await transaction(db, async (conn) => {
+    let inserted: ResultSetHeader;
+    try {
+      [inserted] = await conn.query<ResultSetHeader>(
+        `INSERT INTO api_clients (client_id, club_id, name, secret_hash, secret_version, scopes, disabled, expires_at, ip_allowlist)
+         VALUES (?, ?, ?, ?, 1, ?, FALSE, ?, ?)`,
+        [client.clientId, clubId, name, client.secretHash, client.scopes.join(" "), expiresAt, JSON.stringify(client.ipAllowlist)],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === "ER_DUP_ENTRY") throw new ClientIdTaken(client.clientId);
+      throw error;
+    }
+    await replaceClientOrigins(conn, inserted.insertId, client.allowedOrigins);
+  });
 }
 
 /** Every client, or one club's, ordered by club name and client id. */
 export async function listClients(db: Db, clubUuid?: string): Promise<ClientSummary[]> {
   const clubId = clubUuid === undefined ? null : await findClubId(db, clubUuid);
   const [rows] = await db.query<RowDataPacket[]>(
-    `SELECT c.client_id, k.uuid AS club_uuid, k.name AS club_name, c.name, c.scopes, c.disabled, c.expires_at,
+    `SELECT c.id, c.club_id, c.client_id, k.uuid AS club_uuid, k.name AS club_name, c.name, c.scopes, c.disabled, c.expires_at,
             c.ip_allowlist, c.secret_version, c.created_at, c.updated_at
        FROM api_clients c JOIN clubs k ON k.id = c.club_id
       ${clubId === null ? "" : "WHERE c.club_id = ?"}
       ORDER BY k.name, k.uuid, c.client_id`,
     clubId === null ? [] : [clubId],
   );
+  const origins = await originsByOwner(db);
   return rows.map((row) => ({
     clientId: row.client_id as string,
     clubUuid: row.club_uuid as string,
@@ -155,6 +171,8 @@ export async function listClients(db: Db, clubUuid?: string): Promise<ClientSumm
     disabled: Boolean(row.disabled),
     expiresAt: (row.expires_at as Date | null) ?? null,
     ipAllowlist: storedAllowlist(row.client_id as string, row.ip_allowlist as string),
+    allowedOrigins: origins.clients.get(Number(row.id)) ?? [],
+    clubAllowedOrigins: origins.clubs.get(Number(row.club_id)) ?? [],
     secretVersion: Number(row.secret_version),
     createdAt: row.created_at as Date,
     updatedAt: row.updated_at as Date,
@@ -183,6 +201,27 @@ export async function writeAllowlist(db: Db, clientId: string, entries: readonly
 /** Checked scopes (auth/scopes.ts). */
 export async function writeScopes(db: Db, clientId: string, scopes: readonly string[]): Promise<void> {
   await update(db, clientId, "scopes = ?", [scopes.join(" ")]);
+}
+
+/** Normalised web origins (auth/origins.ts) of the client alone; [] = only its club's. */
+export async function writeClientOrigins(db: Db, clientId: string, origins: readonly string[]): Promise<void> {
+  await transaction(db, async (conn) => {
+    const [rows] = await conn.query<RowDataPacket[]>("SELECT id FROM api_clients WHERE client_id = ? FOR UPDATE", [clientId]);
+    if (rows[0] === undefined) throw new UnknownClient(clientId);
+    await replaceClientOrigins(conn, Number(rows[0].id), origins);
+    // Touch the client, so `clients list` shows when it changed.
+    await conn.query("UPDATE api_clients SET updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?", [rows[0].id]);
+  });
+}
+
+/** Normalised web origins (auth/origins.ts) every client of the club may be read from; [] = none. */
+export async function writeClubOrigins(db: Db, clubUuid: string, origins: readonly string[]): Promise<void> {
+  await transaction(db, async (conn) => replaceClubOrigins(conn, await findClubId(conn, clubUuid), origins));
+}
+
+/** `work` in one transaction: a connection of its own from a pool, or the caller's connection (and transaction). */
+function transaction(db: Db, work: (conn: Db) => Promise<void>): Promise<void> {
+  return "getConnection" in db ? inTransaction(db, work) : work(db);
 }
 
 async function update(db: Db, clientId: string, assignments: string, values: unknown[]): Promise<void> {

@@ -336,4 +336,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 6,
+    name: "browser origins",
+    statements: [
+      // The web origins (scheme://host[:port]) whose pages may read answers (CORS): a
+      // club's apply to all its clients, a client's to it alone (auth/origins.ts).
+      `CREATE TABLE IF NOT EXISTS club_origins (
+        club_id ${ID},
+        origin VARCHAR(300) CHARACTER SET ascii COLLATE ascii_bin NOT NULL COMMENT 'normalised: lower-case, no default port, no path',
+        PRIMARY KEY (club_id, origin),
+        CONSTRAINT club_origins_club FOREIGN KEY (club_id) REFERENCES clubs (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+
+      `CREATE TABLE IF NOT EXISTS client_origins (
+        api_client_id ${ID},
+        origin VARCHAR(300) CHARACTER SET ascii COLLATE ascii_bin NOT NULL COMMENT 'normalised: lower-case, no default port, no path',
+        PRIMARY KEY (api_client_id, origin),
+        CONSTRAINT client_origins_client FOREIGN KEY (api_client_id) REFERENCES api_clients (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+    ],
+  },
 ];

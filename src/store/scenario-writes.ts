@@ -5,6 +5,7 @@
 import type { ResultSetHeader, RowDataPacket } from "mysql2/promise";
 import type { Client, Club, CourseVersion, Entry, Event, Race, Scenario, StartGroup } from "../domain/scenario.js";
 import { upsertFixes } from "./fixes.js";
+import { replaceClientOrigins, replaceClubOrigins } from "./origins.js";
 import type { Connection, Pool } from "./pool.js";
 
 /** Surrogate keys of rows a scenario references without defining them. */
@@ -101,6 +102,7 @@ async function upsertClub(conn: Connection, club: Club): Promise<number> {
       [id, club.ingestRateLimitPerMinute],
     );
   }
+  await replaceClubOrigins(conn, id, club.allowedOrigins ?? []);
   return id;
 }
 
@@ -111,13 +113,15 @@ async function writeClient(conn: Connection, client: Client, clubId: number, sec
       `INSERT INTO api_clients (club_id, name, scopes, disabled, expires_at, ip_allowlist, client_id, secret_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       [...fields, client.clientId, secret.hash],
     );
-    return;
+  } else {
+    const rotation = secret.kind === "rotated" ? ", secret_hash = ?, secret_version = secret_version + 1" : "";
+    await conn.query(
+      `UPDATE api_clients SET club_id = ?, name = ?, scopes = ?, disabled = ?, expires_at = ?, ip_allowlist = ?${rotation} WHERE client_id = ?`,
+      secret.kind === "rotated" ? [...fields, secret.hash, client.clientId] : [...fields, client.clientId],
+    );
   }
-  const rotation = secret.kind === "rotated" ? ", secret_hash = ?, secret_version = secret_version + 1" : "";
-  await conn.query(
-    `UPDATE api_clients SET club_id = ?, name = ?, scopes = ?, disabled = ?, expires_at = ?, ip_allowlist = ?${rotation} WHERE client_id = ?`,
-    secret.kind === "rotated" ? [...fields, secret.hash, client.clientId] : [...fields, client.clientId],
-  );
+  const [[row]] = await conn.query<RowDataPacket[]>("SELECT id FROM api_clients WHERE client_id = ?", [client.clientId]);
+  await replaceClientOrigins(conn, Number(row!.id), client.allowedOrigins ?? []);
 }
 
 async function upsertEvent(conn: Connection, event: Event, clubId: number): Promise<number> {

@@ -54,6 +54,14 @@ async function allRows(): Promise<RowDataPacket[]> {
   return rows;
 }
 
+async function clientOrigins(clientId: string): Promise<string[]> {
+  const [rows] = await db.pool.query<RowDataPacket[]>(
+    "SELECT o.origin FROM client_origins o JOIN api_clients c ON c.id = o.api_client_id WHERE c.client_id = ? ORDER BY o.origin",
+    [clientId],
+  );
+  return rows.map((row) => row.origin as string);
+}
+
 function printed(output: string, field: string): string {
   const match = new RegExp(`^\\s+${field}\\s+(\\S+)$`, "m").exec(output);
   expect(match, `${field} in:\n${output}`).not.toBeNull();
@@ -65,7 +73,7 @@ describe("race-api clients", () => {
     const runs = [await raceApi(["clients", "create", "--help"], { DATABASE_URL: "mysql://nobody@127.0.0.1:1/nowhere" }), await local("--help"), await local("help"), await local("list", "-h")];
     for (const { code, stdout } of runs) {
       expect(code).toBe(0);
-      for (const command of ["create --club CLUB_UUID", "list [--club CLUB_UUID]", "rotate-secret CLIENT_ID", "disable CLIENT_ID", "enable CLIENT_ID", "set-expiry CLIENT_ID", "set-allowlist CLIENT_ID", "set-scopes CLIENT_ID"]) {
+      for (const command of ["create --club CLUB_UUID", "list [--club CLUB_UUID]", "rotate-secret CLIENT_ID", "disable CLIENT_ID", "enable CLIENT_ID", "set-expiry CLIENT_ID", "set-allowlist CLIENT_ID", "set-scopes CLIENT_ID", "set-origins CLIENT_ID", "set-club-origins CLUB_UUID"]) {
         expect(stdout).toContain(command);
       }
       for (const scope of ["tracking:read", "events:read", "results:read"]) expect(stdout).toContain(scope);
@@ -87,6 +95,8 @@ describe("race-api clients", () => {
       "2027-03-31T23:59:59Z",
       "--allowlist",
       "10.0.0.0/8 2001:db8::/32",
+      "--origins",
+      "https://TV.example, http://localhost:5173/",
     );
     expect(stderr).toBe("");
     expect(code).toBe(0);
@@ -103,6 +113,9 @@ describe("race-api clients", () => {
     expect(stored).toMatchObject({ name: "TV overlay", scopes: "tracking:read events:read", secret_version: 1, disabled: 0 });
     expect(stored.expires_at).toEqual(new Date("2027-03-31T23:59:59Z"));
     expect(JSON.parse(stored.ip_allowlist)).toEqual(["10.0.0.0/8", "2001:db8::/32"]);
+    // Origins as browsers send them: lower-case, without the trailing slash.
+    expect(stdout).toMatch(/origins\s+https:\/\/tv\.example http:\/\/localhost:5173$/m);
+    expect(await clientOrigins("tv-overlay")).toEqual(["http://localhost:5173", "https://tv.example"]);
 
     const listed = await clients("list");
     expect(listed.code).toBe(0);
@@ -128,9 +141,9 @@ describe("race-api clients", () => {
     const lines = all.stdout.split("\n");
     expect(lines).toContain(`Co-host Sailing Club  ${IDS.otherClub}`);
     expect(lines).toContain(`Royal Test Yacht Club  ${IDS.club}`);
-    expect(all.stdout).toMatch(/CLIENT ID\s+NAME\s+STATUS\s+SCOPES\s+EXPIRES\s+ALLOWLIST\s+SECRET VERSION\s+CREATED\s+UPDATED/);
-    expect(all.stdout).toMatch(/overlay-1\s+-\s+active\s+tracking:read events:read\s+never\s+10\.0\.0\.0\/8\s+1\s/);
-    expect(all.stdout).toMatch(/tv-overlay\s+TV overlay\s+active\s+tracking:read events:read\s+2027-03-31T23:59:59Z\s+10\.0\.0\.0\/8 2001:db8::\/32\s+1\s/);
+    expect(all.stdout).toMatch(/CLIENT ID\s+NAME\s+STATUS\s+SCOPES\s+EXPIRES\s+ALLOWLIST\s+ORIGINS\s+SECRET VERSION\s+CREATED\s+UPDATED/);
+    expect(all.stdout).toMatch(/overlay-1\s+-\s+active\s+tracking:read events:read\s+never\s+10\.0\.0\.0\/8\s+club's\s+1\s/);
+    expect(all.stdout).toMatch(/tv-overlay\s+TV overlay\s+active\s+tracking:read events:read\s+2027-03-31T23:59:59Z\s+10\.0\.0\.0\/8 2001:db8::\/32\s+http:\/\/localhost:5173 https:\/\/tv\.example\s+1\s/);
     for (const stored of await allRows()) expect(all.stdout).not.toContain(stored.secret_hash);
     expect(all.stdout).not.toContain("s3cret-overlay-1");
 
@@ -199,8 +212,31 @@ describe("race-api clients", () => {
     expect((await row("overlay-1")).scopes).toBe("results:read tracking:read");
   });
 
+  it("sets and clears a client's origins and a club's", async () => {
+    const set = await clients("set-origins", "overlay-1", "https://Club.example:443", "http://127.0.0.1:8090");
+    expect(set.code).toBe(0);
+    expect(set.stdout).toBe("Client overlay-1 may be read by web pages on https://club.example http://127.0.0.1:8090 and its club's origins (takes effect for tokens already issued within 5 s).\n");
+    expect(await clientOrigins("overlay-1")).toEqual(["http://127.0.0.1:8090", "https://club.example"]);
+
+    const club = await clients("set-club-origins", IDS.club.toUpperCase(), "https://www.royal-test.example");
+    expect(club.code).toBe(0);
+    expect(club.stdout).toContain(`Every client of club ${IDS.club} may be read by web pages on https://www.royal-test.example`);
+    const listed = await local("list");
+    expect(listed.stdout.split("\n")).toContain(`Royal Test Yacht Club  ${IDS.club}  origins: https://www.royal-test.example`);
+    expect(listed.stdout).toMatch(/overlay-1\s.*\s+http:\/\/127\.0\.0\.1:8090 https:\/\/club\.example\s+\d/);
+
+    const cleared = await local("set-origins", "overlay-1");
+    expect(cleared.stdout).toContain("on its club's origins only");
+    expect(await clientOrigins("overlay-1")).toEqual([]);
+    const clubCleared = await local("set-club-origins", IDS.club);
+    expect(clubCleared.stdout).toContain("on no origin");
+    const [rows] = await db.pool.query<RowDataPacket[]>("SELECT origin FROM club_origins");
+    expect(rows).toEqual([]);
+  });
+
   it("answers a bad value with one line naming it, exit code 1, and changes nothing", async () => {
     const before = await allRows();
+    const originsBefore = await clientOrigins("tv-overlay");
     const cases: [string[], string][] = [
       [["create", "--club", IDS.club, "--scopes", "tracking:read fixes:write"], 'race-api: unknown scope "fixes:write" (scopes: tracking:read, events:read, results:read, tracking:write)'],
       [["create", "--club", IDS.club, "--scopes", "tracking:read", "--allowlist", "10.0.0.0/33"], 'race-api: allowlist entry "10.0.0.0/33" has a prefix length that is not a whole number from 0 to 32'],
@@ -219,6 +255,16 @@ describe("race-api clients", () => {
       [["set-allowlist", "overlay-1", "10.0.0.0/8", "10.0.0.300"], 'race-api: allowlist entry "10.0.0.300" is not an IPv4 or IPv6 address or CIDR range'],
       [["set-scopes", "overlay-1", "results:write"], 'race-api: unknown scope "results:write" (scopes: tracking:read, events:read, results:read, tracking:write)'],
       [["set-scopes", "nobody", "tracking:read"], 'race-api: unknown client "nobody"'],
+      [["set-origins", "tv-overlay", "https://ok.example", "https://club.example/overlay"], 'race-api: origin "https://club.example/overlay" is not an origin: scheme://host[:port] only, no path, wildcard or credentials'],
+      [["set-origins", "tv-overlay", "*"], 'race-api: origin "*" is not an origin: write scheme://host[:port], e.g. https://club.example'],
+      [["set-origins", "tv-overlay", "https://*.club.example"], 'race-api: origin "https://*.club.example" is not an origin: scheme://host[:port] only, no path, wildcard or credentials'],
+      [["set-origins", "tv-overlay", "null"], 'race-api: origin "null" is not an origin: write scheme://host[:port], e.g. https://club.example'],
+      [["set-origins", "tv-overlay", "file:///overlay.html"], 'race-api: origin "file:///overlay.html" must be http:// or https://'],
+      [["set-origins", "tv-overlay", "https://user:pw@club.example"], 'race-api: origin "https://user:pw@club.example" is not an origin: scheme://host[:port] only, no path, wildcard or credentials'],
+      [["set-origins", "tv-overlay", `https://${"a".repeat(300)}.example`], `race-api: origin "https://${"a".repeat(52)}..." is longer than 300 characters`],
+      [["set-origins", "nobody", "https://club.example"], 'race-api: unknown client "nobody"'],
+      [["set-club-origins", "not-a-club", "https://club.example"], 'race-api: unknown club "not-a-club"'],
+      [["create", "--club", IDS.club, "--scopes", "tracking:read", "--origins", "club.example"], 'race-api: origin "club.example" is not an origin: write scheme://host[:port], e.g. https://club.example'],
     ];
     for (const [args, message] of cases) {
       const { code, stdout, stderr } = await local(...args);
@@ -229,6 +275,7 @@ describe("race-api clients", () => {
     expect(viaBinFirst).toEqual({ code: 1, stderr: `${first[1]}\n`, stdout: "" });
     expect(viaBinLast).toEqual({ code: 1, stderr: `${last[1]}\n`, stdout: "" });
     expect(await allRows()).toEqual(before);
+    expect(await clientOrigins("tv-overlay")).toEqual(originsBefore);
   });
 
   it("answers a malformed command with one line of usage and exit code 2", async () => {
@@ -238,6 +285,8 @@ describe("race-api clients", () => {
       [["disable", "a", "b"], "race-api: usage: race-api clients disable CLIENT_ID"],
       [["set-expiry", "overlay-1"], "race-api: usage: race-api clients set-expiry CLIENT_ID DATE_TIME|never"],
       [["set-scopes", "overlay-1"], "race-api: usage: race-api clients set-scopes CLIENT_ID SCOPE [SCOPE ...]"],
+      [["set-origins"], "race-api: usage: race-api clients set-origins CLIENT_ID [ORIGIN ...]"],
+      [["set-club-origins"], "race-api: usage: race-api clients set-club-origins CLUB_UUID [ORIGIN ...]"],
       [["create", "--scopes", "tracking:read"], "race-api: clients create: --club CLUB_UUID is required; see race-api clients --help"],
       [["create", "--club", IDS.club], 'race-api: clients create: --scopes "SCOPE ..." is required; see race-api clients --help'],
       [["create", "--club"], "race-api: clients create: --club needs a value"],

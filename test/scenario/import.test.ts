@@ -107,6 +107,32 @@ describe("importing a scenario", () => {
     ]);
   });
 
+  it("stores a club's and a client's web origins as browsers send them, and replaces them whole", async () => {
+    const origins = () =>
+      rows(`SELECT 'club' AS owner, c.uuid AS id, o.origin FROM club_origins o JOIN clubs c ON c.id = o.club_id
+            UNION ALL SELECT 'client', c.client_id, o.origin FROM client_origins o JOIN api_clients c ON c.id = o.api_client_id
+            ORDER BY owner, id, origin`);
+    const scenario = smallScenario();
+    scenario.clubs[0]!.allowedOrigins = ["https://WWW.Royal-Test.example", "https://www.royal-test.example:443/"];
+    scenario.clients[0]!.allowedOrigins = ["http://localhost:5173", "https://overlay.example"];
+    await importScenario(db.pool, scenario);
+    expect(await origins()).toEqual([
+      { owner: "client", id: "overlay-1", origin: "http://localhost:5173" },
+      { owner: "client", id: "overlay-1", origin: "https://overlay.example" },
+      { owner: "club", id: IDS.club, origin: "https://www.royal-test.example" },
+    ]);
+    const again = await snapshot(db.pool);
+    await importScenario(db.pool, scenario);
+    expect(await snapshot(db.pool)).toEqual(again);
+
+    scenario.clients[0]!.allowedOrigins = ["https://overlay.example"];
+    delete scenario.clubs[0]!.allowedOrigins;
+    await importScenario(db.pool, scenario);
+    expect(await origins()).toEqual([{ owner: "client", id: "overlay-1", origin: "https://overlay.example" }]);
+    await importScenario(db.pool, smallScenario());
+    expect(await origins()).toEqual([]);
+  });
+
   it("accepts references to objects already in the database", async () => {
     const clientOnly: Scenario = { format: "race-scenario/v1", clubs: [], events: [], clients: [{ clientId: "late-client", clientSecret: "late-client-secret", clubId: IDS.club, scopes: [] }] };
     expect((await importScenario(db.pool, clientOnly)).clients).toBe(1);
@@ -122,6 +148,9 @@ describe("a refused file", () => {
     ["has a malformed id", (s) => { s.clubs[0]!.id = "not-a-uuid"; return s; }, "$.clubs[0].id", /UUID/],
     ["grants a scope that does not exist", (s) => { s.clients[0]!.scopes.push("admin:all"); return s; }, "$.clients[0].scopes[2]", /unknown scope admin:all/],
     ["has a bad allowlist entry", (s) => { s.clients[0]!.ipAllowlist = ["10.0.0.0/8", "10.0.0.0/33"]; return s; }, "$.clients[0].ipAllowlist[1]", /not an IPv4 or IPv6 address or CIDR range/],
+    ["has an origin with a path", (s) => { s.clients[0]!.allowedOrigins = ["https://club.example", "https://club.example/overlay/"]; return s; }, "$.clients[0].allowedOrigins[1]", /no path, wildcard or credentials/],
+    ["has a wildcard origin", (s) => { s.clubs[1]!.allowedOrigins = ["*"]; return s; }, "$.clubs[1].allowedOrigins[0]", /is not an origin/],
+    ["has an origin of another scheme", (s) => { s.clubs[0]!.allowedOrigins = ["ftp://club.example"]; return s; }, "$.clubs[0].allowedOrigins[0]", /must be http:\/\/ or https:\/\//],
     ["references an unknown club", (s) => { s.clients[0]!.clubId = "99999999-9999-4999-8999-999999999999"; return s; }, "$.clients[0].clubId", /unknown club/],
     ["references an entry outside the group", (s) => { group(s).entryIds = [IDS.entryA]; return s; }, "$.events[0].races[0].startGroups[0].liveOrder[0].rows[0].entryId", /not in this start group/],
     ["has misaligned track arrays", (s) => { group(s).tracks![0]!.lon.pop(); return s; }, "$.events[0].races[0].startGroups[0].tracks[0].lon", /has 3 values but t has 4/],

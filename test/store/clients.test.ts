@@ -3,7 +3,7 @@
 
 import type { RowDataPacket } from "mysql2/promise";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createClient, rotateSecret, setAllowlist, setScopes } from "../../src/auth/clients.js";
+import { createClient, rotateSecret, setAllowlist, setClubOrigins, setScopes } from "../../src/auth/clients.js";
 import { InvalidAllowlistEntry } from "../../src/auth/ip-allowlist.js";
 import { UnknownScope } from "../../src/auth/scopes.js";
 import { verifySecret } from "../../src/auth/secrets.js";
@@ -89,7 +89,7 @@ describe("listClients", () => {
     const text = JSON.stringify(all);
     expect(text).not.toContain(secret);
     expect(text).not.toContain("scrypt");
-    for (const client of all) expect(Object.keys(client).sort()).toEqual(["clientId", "clubName", "clubUuid", "createdAt", "disabled", "expiresAt", "ipAllowlist", "name", "scopes", "secretVersion", "updatedAt"]);
+    for (const client of all) expect(Object.keys(client).sort()).toEqual(["allowedOrigins", "clientId", "clubAllowedOrigins", "clubName", "clubUuid", "createdAt", "disabled", "expiresAt", "ipAllowlist", "name", "scopes", "secretVersion", "updatedAt"]);
     expect(all.find((c) => c.clientId === "overlay-1")).toEqual({
       clientId: "overlay-1",
       clubUuid: IDS.club,
@@ -99,6 +99,8 @@ describe("listClients", () => {
       disabled: false,
       expiresAt: null,
       ipAllowlist: ["10.0.0.0/8"],
+      allowedOrigins: [],
+      clubAllowedOrigins: [],
       secretVersion: 1,
       createdAt: expect.any(Date),
       updatedAt: expect.any(Date),
@@ -181,11 +183,13 @@ describe("setters", () => {
 });
 
 describe("findClientState", () => {
-  it("returns what the guard needs, with the club's limits", async () => {
+  it("returns what the guard needs, with the club's limits and origins", async () => {
     await db.pool.query("UPDATE clubs SET tracking_rate_limit_per_minute = 240 WHERE uuid = ?", [IDS.club]);
     await db.pool.query("INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) SELECT id, 3000 FROM clubs WHERE uuid = ?", [IDS.club]);
+    await setClubOrigins(db.pool, IDS.club, ["https://www.club.example", "https://both.example"]);
     const expiresAt = new Date("2031-06-01T12:00:00Z");
-    await createClient(db.pool, { clubUuid: IDS.club, clientId: "guarded", name: "Guarded", scopes: ["tracking:read", "events:read"], expiresAt, ipAllowlist: ["10.0.0.0/8"] });
+    const allowedOrigins = ["https://Overlay.example:443", "https://both.example"];
+    await createClient(db.pool, { clubUuid: IDS.club, clientId: "guarded", name: "Guarded", scopes: ["tracking:read", "events:read"], expiresAt, ipAllowlist: ["10.0.0.0/8"], allowedOrigins });
     await rotateSecret(db.pool, "guarded");
     await setDisabled(db.pool, "guarded", true);
     const stored = await row("guarded");
@@ -205,7 +209,10 @@ describe("findClientState", () => {
       rateLimitPerMinute: 90,
       trackingRateLimitPerMinute: 240,
       ingestRateLimitPerMinute: 3000,
+      // Its own and its club's, each once, as browsers send them.
+      allowedOrigins: ["https://both.example", "https://overlay.example", "https://www.club.example"],
     });
+    await setClubOrigins(db.pool, IDS.club, []);
   });
 
   it("reports null limits as the defaults' null", async () => {
