@@ -31,6 +31,13 @@ export const racingServices: readonly DescService[] = [
   IngestService,
 ];
 
+/**
+ * The largest request message any RPC reads (each message of a stream alike); a larger
+ * one is RESOURCE_EXHAUSTED before it is parsed. Room for the biggest AppendFixes batch
+ * (20,000 fixes, about 1.3 MB as Connect JSON) with a margin; reads send a few bytes.
+ */
+export const READ_MAX_BYTES = 8 * 1024 * 1024;
+
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
 export interface Services {
   events: ServiceImpl<typeof EventService>;

@@ -1,7 +1,8 @@
 // A club with ingest clients and a race to feed, and helpers to call IngestService
 // in-process (Connect's in-memory transport over the real service implementation).
 
-import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { Code, createClient, createRouterTransport, ConnectError, type Client } from "@connectrpc/connect";
+import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
 import type { Runtime } from "../../src/runtime.js";
 import type { Scenario } from "../../src/domain/scenario.js";
@@ -17,6 +18,8 @@ export const INGEST_IDS = {
   group: uuid("b4000000", 1),
   /** A group of the same race without a gun. */
   noGun: uuid("b4000000", 2),
+  /** A group whose gun is 10 minutes ahead: its capture window opens in 5. */
+  later: uuid("b4000000", 4),
   /** In the group. */
   a: uuid("d4000000", 1),
   b: uuid("d4000000", 2),
@@ -63,6 +66,7 @@ export function ingestScenario(delaySeconds = 0): Scenario {
             startGroups: [
               { id: group, name: "Fleet A", state: "Started", startTimeUtc: new Date(GUN).toISOString(), entryIds: [a, b] },
               { id: noGun, name: "Fleet B", state: "Scheduled", startTimeUtc: null, entryIds: [a, b] },
+              { id: INGEST_IDS.later, name: "Fleet C", state: "Scheduled", startTimeUtc: new Date(GUN + 20 * MINUTE).toISOString(), entryIds: [a, b] },
             ],
           },
         ],
@@ -101,3 +105,25 @@ export function boatFixes(entryId: string, fromMs: number, n: number, extra: { s
     accuracyM: extra.accuracyM ?? [],
   };
 }
+
+export interface Refusal {
+  code: string;
+  reason: string | undefined;
+  metadata: Record<string, string>;
+  retryDelaySeconds: number | undefined;
+}
+
+/** The ConnectError a call failed with, as its code and its ErrorInfo and RetryInfo details. */
+export async function refusal(call: Promise<unknown>): Promise<Refusal> {
+  try {
+    await call;
+  } catch (error) {
+    const e = ConnectError.from(error);
+    const info = e.findDetails(ErrorInfoSchema)[0];
+    const retry = e.findDetails(RetryInfoSchema)[0];
+    return { code: Code[e.code], reason: info?.reason, metadata: { ...info?.metadata }, retryDelaySeconds: retry?.retryDelay ? Number(retry.retryDelay.seconds) : undefined };
+  }
+  throw new Error("the call succeeded");
+}
+
+export const paramInvalid = (name: string) => ({ code: "InvalidArgument", reason: "API_PARAM_INVALID", metadata: { name }, retryDelaySeconds: undefined });
