@@ -18,7 +18,7 @@ import { wellKnown } from "./gateway/well-known.js";
 import { TRACE_ID_HEADER } from "./errors/api-error.js";
 import type { Runtime } from "./runtime.js";
 import { callContext, traceIdFrom } from "./services/context.js";
-import { connectRoutes, READ_MAX_BYTES } from "./services/routes.js";
+import { connectRoutes, READ_OPTIONS } from "./services/routes.js";
 import { recordRestResponse, rpcMetrics } from "./telemetry/request-metrics.js";
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -51,7 +51,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(async (connect) => {
     await connect.register(fastifyConnectPlugin, {
       routes: connectRoutes(runtime.services),
-      readMaxBytes: READ_MAX_BYTES,
+      ...READ_OPTIONS,
       contextValues: (request) => callContext(runtime.resolveAddress(request.raw), request.headers.traceparent),
       interceptors: [rpcMetrics],
     });

@@ -8,7 +8,7 @@ import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { Runtime } from "./runtime.js";
 import { callContext } from "./services/context.js";
-import { connectRoutes, READ_MAX_BYTES } from "./services/routes.js";
+import { connectRoutes, READ_OPTIONS } from "./services/routes.js";
 import { startMetricsServer } from "./telemetry/metrics-server.js";
 import { rpcMetrics } from "./telemetry/request-metrics.js";
 
@@ -30,7 +30,7 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
   const grpc = createHttp2Server(
     connectNodeAdapter({
       routes: connectRoutes(runtime.services),
-      readMaxBytes: READ_MAX_BYTES,
+      ...READ_OPTIONS,
       contextValues: (request) => callContext(runtime.resolveAddress(request), request.headers.traceparent),
       interceptors: [rpcMetrics],
     }),

@@ -32,11 +32,13 @@ export const racingServices: readonly DescService[] = [
 ];
 
 /**
- * The largest request message any RPC reads (each message of a stream alike); a larger
- * one is RESOURCE_EXHAUSTED before it is parsed. Room for the biggest AppendFixes batch
- * (20,000 fixes, about 1.3 MB as Connect JSON) with a margin; reads send a few bytes.
+ * How both listeners read requests. At most 8 MiB per message (each message of a stream
+ * alike); a larger one is RESOURCE_EXHAUSTED before it is parsed: room for the biggest
+ * AppendFixes batch (20,000 fixes, about 1.3 MB as Connect JSON), while reads send a few
+ * bytes. A JSON field the message does not have is INVALID_ARGUMENT, not ignored: a
+ * misspelt `boats` would otherwise be a batch of nothing, answered as a success.
  */
-export const READ_MAX_BYTES = 8 * 1024 * 1024;
+export const READ_OPTIONS = { readMaxBytes: 8 * 1024 * 1024, jsonOptions: { ignoreUnknownFields: false } } as const;
 
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
 export interface Services {

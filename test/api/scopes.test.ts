@@ -47,7 +47,7 @@ describe("the scope list", () => {
         { name: "tracking:read", description: "race live, live insights and track history", granted: true },
         { name: "events:read", description: "the events list and event live status", granted: true },
         { name: "results:read", description: "event and race results", granted: true },
-        { name: "tracking:write", description: "live ingest: fixes, wind, live order, finishes, race state and events of the client's own club (IngestService)", granted: false },
+        { name: "tracking:write", description: "write the club's own race data: positions, wind, live order, finishes, race state and events (live ingest over gRPC and Connect, not REST)", granted: false },
       ],
     });
   });

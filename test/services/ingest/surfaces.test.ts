@@ -1,0 +1,211 @@
+// IngestService on the real listeners: Connect JSON exactly as the issue writes it,
+// gRPC (a real @grpc/grpc-js client, StreamFixes included), Connect over HTTP/2 and
+// gRPC-Web over HTTP/1.1; the message size bound; and its absence from REST.
+
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AppendFixesRequestSchema,
+  AppendFixesResponseSchema,
+  FixRejectionReason,
+  IngestService,
+  StreamFixesRequestSchema,
+  StreamFixesResponseSchema,
+  type StreamFixesRequest,
+  type StreamFixesResponse,
+} from "../../../gen/racing/v1/ingest_pb.js";
+import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../../../gen/google/rpc/status_pb.js";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { importScenario } from "../../../src/scenario/import.js";
+import { bearer, connectCall, connectError, startApi, tokenFor, type Api } from "../../support/api.js";
+import { useFreshDatabase } from "../../support/database.js";
+import { grpcClient, unary } from "../../support/grpc.js";
+import { boatFixes, INGEST_IDS as IDS, ingestScenario } from "../../support/ingest-scenarios.js";
+import { snapshot } from "../../support/snapshot.js";
+
+const db = useFreshDatabase();
+let api: Api;
+let token: string;
+
+beforeAll(async () => {
+  await importScenario(db.pool, ingestScenario());
+  api = await startApi(db);
+  token = await tokenFor(api.url, "writer");
+});
+afterAll(() => api?.close());
+
+const now = () => Math.floor(Date.now() / 1000) * 1000;
+const APPEND = "racing.v1.IngestService/AppendFixes";
+
+function metadata(): grpc.Metadata {
+  const m = new grpc.Metadata();
+  m.set("authorization", `Bearer ${token}`);
+  return m;
+}
+
+/** StreamFixes over a real gRPC client: writes every message, half-closes, resolves with the one answer. */
+function streamFixes(client: grpc.Client, messages: Array<Parameters<typeof create<typeof StreamFixesRequestSchema>>[1]>): Promise<StreamFixesResponse> {
+  return new Promise((resolve, reject) => {
+    const call = client.makeClientStreamRequest(
+      "/racing.v1.IngestService/StreamFixes",
+      (message: StreamFixesRequest) => Buffer.from(toBinary(StreamFixesRequestSchema, message)),
+      (bytes: Buffer) => fromBinary(StreamFixesResponseSchema, bytes),
+      metadata(),
+      (error, response) => (error ? reject(error) : resolve(response!)),
+    );
+    for (const message of messages) call.write(create(StreamFixesRequestSchema, message));
+    call.end();
+  });
+}
+
+function errorInfo(error: grpc.ServiceError) {
+  const [details] = error.metadata.get("grpc-status-details-bin") as Buffer[];
+  return details ? fromBinary(StatusSchema, details).details.map((any) => anyUnpack(any, ErrorInfoSchema)).find((x) => x !== undefined) : undefined;
+}
+
+describe("Connect JSON over HTTP/1.1", () => {
+  it("takes the issue's shape: camelCase fields, t as epoch-ms numbers, NaN for 'not reported'", async () => {
+    const t = now() - 20_000;
+    const body = {
+      raceId: IDS.race,
+      startGroupId: IDS.group,
+      boats: [{ entryId: IDS.a, t: [t, t + 1000], lat: [50.71, 50.7101], lon: [-1.31, -1.3101], sogKn: [6.2, "NaN"], cogDeg: [45, 46] }],
+    };
+    const response = await connectCall(api.url, APPEND, body, bearer(token));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ accepted: 2 });
+    const again = await connectCall(api.url, APPEND, body, bearer(token));
+    expect(await again.json()).toEqual({ duplicates: 2 });
+  });
+
+  it("lists rejected fixes with entry, time and reason", async () => {
+    const t = now() + 120_000;
+    const response = await connectCall(api.url, APPEND, { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [t], lat: [50.7], lon: [-1.3] }] }, bearer(token));
+    expect(await response.json()).toEqual({ rejected: [{ entryId: IDS.a, t: String(t), reason: "FIX_REJECTION_REASON_IN_FUTURE" }] });
+  });
+
+  it.each([
+    ["a string where numbers go", { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: ["soon"], lat: [1], lon: [1] }] }],
+    ["null inside an array", { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [1], lat: [null], lon: [1] }] }],
+    ["an unknown field", { raceId: IDS.race, startGroupId: IDS.group, fixes: [] }],
+    ["not an object", [1, 2, 3]],
+  ])("refuses %s as INVALID_ARGUMENT, writing nothing", async (_, body) => {
+    const before = await snapshot(db.pool);
+    const response = await connectCall(api.url, APPEND, body, bearer(token));
+    expect(response.status).toBe(400);
+    expect((await response.json()) as { code: string }).toMatchObject({ code: "invalid_argument" });
+    expect(await snapshot(db.pool)).toEqual(before);
+  });
+
+  it("refuses a message over 8 MiB as RESOURCE_EXHAUSTED without reading it", async () => {
+    const huge = { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [], lat: [], lon: [], deviceId: "x".repeat(9 * 1024 * 1024) }] };
+    const response = await connectCall(api.url, APPEND, huge, bearer(token));
+    expect(response.status).toBe(429);
+    expect(await response.json()).toMatchObject({ code: "resource_exhausted" });
+  });
+
+  it("answers the guard's errors with ErrorInfo, like every other RPC", async () => {
+    const reader = await tokenFor(api.url, "reader");
+    const denied = await connectCall(api.url, APPEND, { raceId: IDS.race, startGroupId: IDS.group }, bearer(reader));
+    expect(await connectError(denied)).toMatchObject({ code: "permission_denied", reason: "API_SCOPE_MISSING", metadata: { scope: "tracking:write" } });
+  });
+});
+
+describe("gRPC (h2c) with a real client", () => {
+  let client: grpc.Client;
+  beforeAll(() => {
+    client = grpcClient(api.grpcUrl);
+  });
+  afterAll(() => client?.close());
+
+  it("AppendFixes answers its counts", async () => {
+    const answer = await unary(
+      client,
+      "/racing.v1.IngestService/AppendFixes",
+      AppendFixesRequestSchema,
+      AppendFixesResponseSchema,
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, now() - 15_000, 4)] },
+      metadata(),
+    );
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates }).toEqual({ accepted: 4, duplicates: 0 });
+  });
+
+  it("StreamFixes commits each message and answers once with the sums", async () => {
+    const t = now() - 50_000;
+    const messages = [0, 1, 2].map((i) => ({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t + i * 3000, 3), boatFixes(IDS.outsider, t + i * 3000, 1)] }));
+    const answer = await streamFixes(client, messages);
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates, reasons: answer.rejected.map((r) => FixRejectionReason[r.reason]) }).toEqual({
+      accepted: 9,
+      duplicates: 0,
+      reasons: ["UNKNOWN_ENTRY", "UNKNOWN_ENTRY", "UNKNOWN_ENTRY"],
+    });
+    // Re-sending the whole call (no answer seen) creates nothing new.
+    const again = await streamFixes(client, messages);
+    expect({ accepted: again.accepted, duplicates: again.duplicates }).toEqual({ accepted: 0, duplicates: 9 });
+  });
+
+  it("StreamFixes ends at a malformed message, naming it; the messages before it stay committed", async () => {
+    const t = now() - 70_000;
+    const good = { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, t, 2)] };
+    const bad = { raceId: IDS.race, startGroupId: IDS.group, boats: [{ ...boatFixes(IDS.b, t + 5000, 2), lat: [1] }] };
+    const after = { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, t + 10_000, 2)] };
+    const error = (await streamFixes(client, [good, bad, after]).catch((e: unknown) => e)) as grpc.ServiceError;
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(errorInfo(error)).toMatchObject({ reason: "API_PARAM_INVALID", metadata: { name: "messages[1].boats[0].lat" } });
+    const [rows] = await db.pool.query<Array<{ t: number } & import("mysql2").RowDataPacket>>(
+      "SELECT f.t FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? AND f.t BETWEEN ? AND ? ORDER BY f.t",
+      [IDS.b, t, t + 20_000],
+    );
+    expect(rows.map((r) => Number(r.t))).toEqual([t, t + 1000]);
+  });
+
+  it("StreamFixes needs tracking:write like every ingest call", async () => {
+    const reader = await tokenFor(api.url, "reader");
+    const m = new grpc.Metadata();
+    m.set("authorization", `Bearer ${reader}`);
+    const error = await new Promise<grpc.ServiceError>((resolve) => {
+      const call = client.makeClientStreamRequest(
+        "/racing.v1.IngestService/StreamFixes",
+        (message: StreamFixesRequest) => Buffer.from(toBinary(StreamFixesRequestSchema, message)),
+        (bytes: Buffer) => fromBinary(StreamFixesResponseSchema, bytes),
+        m,
+        (e) => resolve(e!),
+      );
+      call.write(create(StreamFixesRequestSchema, { raceId: IDS.race, startGroupId: IDS.group }));
+      call.end();
+    });
+    expect(error.code).toBe(grpc.status.PERMISSION_DENIED);
+    expect(errorInfo(error)).toMatchObject({ reason: "API_SCOPE_MISSING", metadata: { scope: "tracking:write" } });
+  });
+
+  it("a StreamFixes with no message answers zeros", async () => {
+    const answer = await streamFixes(client, []);
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected }).toEqual({ accepted: 0, duplicates: 0, rejected: [] });
+  });
+});
+
+describe("the other transports", () => {
+  it("serves Connect over HTTP/2 on the gRPC port and gRPC-Web over HTTP/1.1", async () => {
+    const headers = bearer(token);
+    const http2 = createClient(IngestService, createConnectTransport({ baseUrl: api.grpcUrl, httpVersion: "2" }));
+    const web = createClient(IngestService, createGrpcWebTransport({ baseUrl: api.url, httpVersion: "1.1" }));
+    const t = now() - 90_000;
+    expect((await http2.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t, 2)] }, { headers })).accepted).toBe(2);
+    expect((await web.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t, 3)] }, { headers })).duplicates).toBe(2);
+  });
+});
+
+describe("the REST surface", () => {
+  it("has no ingest route and no ingest operation in its OpenAPI document", async () => {
+    const document = await (await fetch(`${api.url}/api/v1/openapi.json`)).text();
+    expect(document).not.toMatch(/IngestService|AppendFixes|StreamFixes|INGEST_CONFLICT/);
+    for (const path of ["/api/v1/races/" + IDS.race + "/fixes", "/api/v1/ingest/fixes", "/api/v1/racing.v1.IngestService/AppendFixes"]) {
+      const response = await fetch(`${api.url}${path}`, { method: "POST", headers: { ...bearer(token), "content-type": "application/json" }, body: "{}" });
+      expect(response.status, path).toBe(404);
+    }
+  });
+});
