@@ -80,6 +80,6 @@ export function standing(bucket: Bucket, limit: number, counted: number, msBefor
 export function rateLimitHeaders(result: LimitResult): Record<string, string> {
   return {
     "ratelimit-policy": `"${result.bucket}";q=${result.limit};w=${WINDOW_SECONDS}`,
-    "ratelimit": `"${result.bucket}";r=${result.remaining};t=${result.resetSeconds}`,
+    ratelimit: `"${result.bucket}";r=${result.remaining};t=${result.resetSeconds}`,
   };
 }

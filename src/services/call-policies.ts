@@ -43,7 +43,10 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
     method,
     {
       scope: "tracking:write",
-      errors: method === IngestService.method.updateEvent ? ["EVENT_NOT_FOUND", "API_PARAM_INVALID"] : ["RACE_NOT_FOUND", "API_PARAM_INVALID", "INGEST_CONFLICT"],
+      errors:
+        method === IngestService.method.updateEvent
+          ? ["EVENT_NOT_FOUND", "API_PARAM_INVALID"]
+          : ["RACE_NOT_FOUND", "API_PARAM_INVALID", "INGEST_CONFLICT"],
     },
   ]),
 ];

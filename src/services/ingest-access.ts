@@ -8,7 +8,14 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Caller } from "../auth/guard.js";
 import { FUTURE_TOLERANCE_MS } from "../domain/fix-rules.js";
 import { ApiError } from "../errors/api-error.js";
-import { findIngestEventForUpdate, findIngestRace, lockStartGroup, type IngestEvent, type IngestRace, type IngestStartGroup } from "../store/ingest.js";
+import {
+  findIngestEventForUpdate,
+  findIngestRace,
+  lockStartGroup,
+  type IngestEvent,
+  type IngestRace,
+  type IngestStartGroup,
+} from "../store/ingest.js";
 import type { Connection } from "../store/pool.js";
 import { isUuid } from "../domain/uuid.js";
 
@@ -28,7 +35,12 @@ export async function writableEventForUpdate(conn: Connection, caller: Caller, e
  * A start group of the race, locked (see lockStartGroup). Unknown is INVALID_ARGUMENT
  * naming startGroupId: the race was found, so the group is what the client got wrong.
  */
-export async function startGroupOf(conn: Connection, race: IngestRace, startGroupId: string, lock: "share" | "update"): Promise<IngestStartGroup> {
+export async function startGroupOf(
+  conn: Connection,
+  race: IngestRace,
+  startGroupId: string,
+  lock: "share" | "update",
+): Promise<IngestStartGroup> {
   const group = isUuid(startGroupId) ? await lockStartGroup(conn, race.id, startGroupId.toLowerCase(), lock) : null;
   if (!group) throw invalid("startGroupId");
   return group;

@@ -52,7 +52,11 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
     const race = await writableRace(conn, caller, batch.raceId);
     const group = await startGroupOf(conn, race, batch.startGroupId, "share");
     const nowMs = Date.now();
-    const context: FixContext = { nowMs, settledBeforeMs: settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs), gunMs: group.gunMs };
+    const context: FixContext = {
+      nowMs,
+      settledBeforeMs: settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs),
+      gunMs: group.gunMs,
+    };
     const counts = await sortAndWrite(conn, group.id, batch, context);
     // The settled edge was checked at nowMs; a reader may serve windows up to the margin
     // later as immutable, so a batch that took longer than that must not become visible.
@@ -78,7 +82,11 @@ async function sortAndWrite(conn: Connection, startGroupId: number, batch: FixBa
     return entryId !== undefined && boat.t.length > 0 ? [{ boat, entryId }] : [];
   });
   const [finishes, stored] = await Promise.all([
-    earliestFinishes(conn, startGroupId, known.map((k) => k.entryId)),
+    earliestFinishes(
+      conn,
+      startGroupId,
+      known.map((k) => k.entryId),
+    ),
     storedFixes(conn, startGroupId, known),
   ]);
 
@@ -129,7 +137,11 @@ function rejection(
 }
 
 /** The stored fixes a batch may repeat, keyed "entry:t". */
-async function storedFixes(conn: Connection, startGroupId: number, boats: ReadonlyArray<{ boat: BoatFixesInput; entryId: number }>): Promise<Map<string, FixRow>> {
+async function storedFixes(
+  conn: Connection,
+  startGroupId: number,
+  boats: ReadonlyArray<{ boat: BoatFixesInput; entryId: number }>,
+): Promise<Map<string, FixRow>> {
   const ranges = boats.map(({ boat, entryId }) => ({ entryId, fromMs: Number(boat.t[0]!), toMs: Number(boat.t[boat.t.length - 1]!) }));
   const rows = await fixesInRanges(conn, startGroupId, ranges);
   return new Map(rows.map((row) => [`${row.entryId}:${row.t}`, row]));

@@ -67,7 +67,12 @@ export async function writeLiveOrder(pool: Pool, caller: Caller, request: Record
   }
   return inTransaction(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
-    const entries = await entriesOfGroup(conn, group.id, request.rows.map((r) => r.entryId), (i) => `rows[${i}].entryId`);
+    const entries = await entriesOfGroup(
+      conn,
+      group.id,
+      request.rows.map((r) => r.entryId),
+      (i) => `rows[${i}].entryId`,
+    );
     const rows = request.rows.map((row, i) => ({
       entryId: entries[i]!,
       rank: row.rank ?? null,
@@ -161,12 +166,15 @@ export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEven
       // Windows settled under the shorter delay stay settled: keep their edge.
       await raiseSettledFloor(conn, event.id, dataAsOf(Date.now(), event.delaySeconds) - SETTLED_BEFORE_CUTOFF_MS);
     }
-    return { changed: await updateEvent(conn, event.id, { published: request.published, trackingShared: request.trackingShared, delaySeconds }) };
+    return {
+      changed: await updateEvent(conn, event.id, { published: request.published, trackingShared: request.trackingShared, delaySeconds }),
+    };
   });
 }
 
 export async function writeResults(pool: Pool, caller: Caller, request: PublishResultsRequest): Promise<{ changed: boolean }> {
-  const status = request.status === IngestResultStatus.PROVISIONAL ? "provisional" : request.status === IngestResultStatus.FINAL ? "final" : null;
+  const status =
+    request.status === IngestResultStatus.PROVISIONAL ? "provisional" : request.status === IngestResultStatus.FINAL ? "final" : null;
   if (!status) throw invalid("status");
   const publishedAtMs = readingTime(request.publishedAtUtc, "publishedAtUtc", Date.now());
   if (request.rows.length > MAX_ROWS) throw invalid("rows");
@@ -180,7 +188,12 @@ export async function writeResults(pool: Pool, caller: Caller, request: PublishR
   }
   return inTransaction(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
-    const entries = await entriesOfGroup(conn, group.id, request.rows.map((r) => r.entryId), (i) => `rows[${i}].entryId`);
+    const entries = await entriesOfGroup(
+      conn,
+      group.id,
+      request.rows.map((r) => r.entryId),
+      (i) => `rows[${i}].entryId`,
+    );
     const rows = request.rows.map((row, i) => ({
       entryId: entries[i]!,
       rank: row.rank ?? null,
@@ -199,7 +212,12 @@ async function groupOfRace(conn: Connection, caller: Caller, request: { raceId: 
 }
 
 /** Row ids of entries of the group, in the order given; an unknown, malformed or repeated id is INVALID_ARGUMENT naming it. */
-async function entriesOfGroup(conn: Connection, startGroupId: number, entryIds: readonly string[], name: (i: number) => string): Promise<number[]> {
+async function entriesOfGroup(
+  conn: Connection,
+  startGroupId: number,
+  entryIds: readonly string[],
+  name: (i: number) => string,
+): Promise<number[]> {
   const ids = await groupEntryIds(conn, startGroupId, [...new Set(entryIds.map((id) => id.toLowerCase()))]);
   const seen = new Set<number>();
   return entryIds.map((entryId, i) => {

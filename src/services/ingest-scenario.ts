@@ -41,7 +41,9 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
       }
     }
   }
-  const groups = scenario.events.flatMap((event, e) => event.races.flatMap((race, r) => race.startGroups.map((group, g) => ({ group, path: `$.events[${e}].races[${r}].startGroups[${g}]` }))));
+  const groups = scenario.events.flatMap((event, e) =>
+    event.races.flatMap((race, r) => race.startGroups.map((group, g) => ({ group, path: `$.events[${e}].races[${r}].startGroups[${g}]` }))),
+  );
   const taken = await idsOfOtherClubs(pool, caller.clubId, {
     events: scenario.events.map((event) => lower(event.id)),
     entries: scenario.events.flatMap((event) => event.entries.map((entry) => lower(entry.id))),
@@ -56,7 +58,10 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
   for (const { group, path } of groups) if (taken.has(lower(group.id))) throw refused(`${path}.id`);
 
   const nowMs = Date.now();
-  const guns = await storedGuns(pool, groups.map(({ group }) => lower(group.id)));
+  const guns = await storedGuns(
+    pool,
+    groups.map(({ group }) => lower(group.id)),
+  );
   for (const { group, path } of groups) {
     const stored = guns.get(lower(group.id));
     const gunMs = group.startTimeUtc === null ? null : Date.parse(group.startTimeUtc);
@@ -64,11 +69,16 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
   }
   // A raised delay keeps the edge the shorter one had reached (see UpdateEvent). Kept
   // before the import: should the import fail, an edge already passed costs nothing.
-  const events = await storedEvents(pool, scenario.events.map((event) => lower(event.id)));
+  const events = await storedEvents(
+    pool,
+    scenario.events.map((event) => lower(event.id)),
+  );
   for (const event of scenario.events) {
     const stored = events.get(lower(event.id));
     if (stored && (event.delaySeconds ?? 0) > stored.delaySeconds) {
-      await inTransaction(pool, (conn) => raiseSettledFloor(conn, stored.id, dataAsOf(nowMs, stored.delaySeconds) - SETTLED_BEFORE_CUTOFF_MS));
+      await inTransaction(pool, (conn) =>
+        raiseSettledFloor(conn, stored.id, dataAsOf(nowMs, stored.delaySeconds) - SETTLED_BEFORE_CUTOFF_MS),
+      );
     }
   }
 }

@@ -20,7 +20,16 @@ import { callPolicy } from "./call-policies.js";
 import { traceId } from "./context.js";
 import { admit, guarded, rpcError, type GuardedDeps } from "./guarded.js";
 import { appendFixes, type FixCounts } from "./ingest-fixes.js";
-import { writeCourse, writeEvent, writeFinish, writeLiveOrder, writeRace, writeResults, writeStartGroup, writeWind } from "./ingest-records.js";
+import {
+  writeCourse,
+  writeEvent,
+  writeFinish,
+  writeLiveOrder,
+  writeRace,
+  writeResults,
+  writeStartGroup,
+  writeWind,
+} from "./ingest-records.js";
 import { applyScenario } from "./ingest-scenario.js";
 
 export type IngestDeps = GuardedDeps & { pool: Pool };
@@ -72,7 +81,9 @@ async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixes
     for await (const request of requests) {
       const caller = await admit(deps, policy, context);
       const counts = await appendFixes(deps.pool, caller, request).catch((error: unknown) => {
-        throw error instanceof ApiError && error.code === "API_PARAM_INVALID" ? new ApiError(error.code, { name: `messages[${m}].${error.params.name}` }) : error;
+        throw error instanceof ApiError && error.code === "API_PARAM_INVALID"
+          ? new ApiError(error.code, { name: `messages[${m}].${error.params.name}` })
+          : error;
       });
       total.accepted += counts.accepted;
       total.duplicates += counts.duplicates;

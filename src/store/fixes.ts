@@ -151,7 +151,10 @@ export async function insertNewFixes(conn: Connection, startGroupId: number, fix
   for (let from = 0; from < fixes.length; from += ROWS_PER_STATEMENT) {
     const values = fixes
       .slice(from, from + ROWS_PER_STATEMENT)
-      .map((f) => `(${startGroupId},${f.entryId},${f.t},${f.lat},${f.lon},${sqlNumber(f.sogKn)},${sqlNumber(f.cogDeg)},${sqlNumber(f.accuracyM)})`);
+      .map(
+        (f) =>
+          `(${startGroupId},${f.entryId},${f.t},${f.lat},${f.lon},${sqlNumber(f.sogKn)},${sqlNumber(f.cogDeg)},${sqlNumber(f.accuracyM)})`,
+      );
     const [result] = await conn.query<ResultSetHeader>(
       `INSERT IGNORE INTO fixes (start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg, accuracy_m) VALUES ${values.join(",")}`,
     );
@@ -179,12 +182,16 @@ export async function fixesInRanges(db: Pool | Connection, startGroupId: number,
 }
 
 /** Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs would cut. */
-export async function hasFixBetween(db: Pool | Connection, startGroupId: number, entryId: number, afterMs: number, beforeMs: number): Promise<boolean> {
-  const [rows] = await db.query<RowDataPacket[]>("SELECT 1 FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ? AND t < ? LIMIT 1", [
-    startGroupId,
-    entryId,
-    afterMs,
-    beforeMs,
-  ]);
+export async function hasFixBetween(
+  db: Pool | Connection,
+  startGroupId: number,
+  entryId: number,
+  afterMs: number,
+  beforeMs: number,
+): Promise<boolean> {
+  const [rows] = await db.query<RowDataPacket[]>(
+    "SELECT 1 FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ? AND t < ? LIMIT 1",
+    [startGroupId, entryId, afterMs, beforeMs],
+  );
   return rows.length > 0;
 }

@@ -41,7 +41,10 @@ const EVENT_COLUMNS = `e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.lega
 
 /** The race by its UUID (lower case) with its event; `lock` takes the race's row for update. */
 export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRace | null> {
-  const [[row]] = await db.query<RowDataPacket[]>(`SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS} FROM races r JOIN events e ON e.id = r.event_id WHERE r.uuid = ?`, [raceUuid]);
+  const [[row]] = await db.query<RowDataPacket[]>(
+    `SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS} FROM races r JOIN events e ON e.id = r.event_id WHERE r.uuid = ?`,
+    [raceUuid],
+  );
   return row ? { id: row.id, uuid: row.uuid, isLive: Boolean(row.is_live), event: eventRecord(row) } : null;
 }
 
@@ -56,12 +59,17 @@ export async function findIngestEventForUpdate(conn: Connection, eventUuid: stri
  * checked against cannot change until it commits (UpdateStartGroup takes the row
  * for update), while batches of the same group do not wait for each other.
  */
-export async function lockStartGroup(conn: Connection, raceId: number, groupUuid: string, mode: "share" | "update"): Promise<IngestStartGroup | null> {
+export async function lockStartGroup(
+  conn: Connection,
+  raceId: number,
+  groupUuid: string,
+  mode: "share" | "update",
+): Promise<IngestStartGroup | null> {
   const lock = mode === "share" ? "LOCK IN SHARE MODE" : "FOR UPDATE";
-  const [[row]] = await conn.query<RowDataPacket[]>(`SELECT id, uuid, state, start_time, finish_time FROM start_groups WHERE race_id = ? AND uuid = ? ${lock}`, [
-    raceId,
-    groupUuid,
-  ]);
+  const [[row]] = await conn.query<RowDataPacket[]>(
+    `SELECT id, uuid, state, start_time, finish_time FROM start_groups WHERE race_id = ? AND uuid = ? ${lock}`,
+    [raceId, groupUuid],
+  );
   if (!row) return null;
   return {
     id: row.id,
@@ -93,7 +101,11 @@ export async function earliestFinishes(db: Db, startGroupId: number, entryIds: r
 }
 
 /** Private device data of an entry: what is sent replaces what was stored; unsent fields stay. */
-export async function recordDevice(conn: Connection, entryId: number, device: { deviceId?: string | undefined; phoneModel?: string | undefined }): Promise<void> {
+export async function recordDevice(
+  conn: Connection,
+  entryId: number,
+  device: { deviceId?: string | undefined; phoneModel?: string | undefined },
+): Promise<void> {
   if (device.deviceId === undefined && device.phoneModel === undefined) return;
   await conn.query(
     `INSERT INTO entry_private (entry_id, device_id, phone_model) VALUES (?, ?, ?)
@@ -112,12 +124,10 @@ export interface WindInput {
 }
 
 export async function recordWind(conn: Connection, startGroupId: number, wind: WindInput): Promise<ReadingWrite> {
-  const [result] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO wind_readings (start_group_id, measured_at, twd, tws) VALUES (?, ?, ?, ?)", [
-    startGroupId,
-    new Date(wind.measuredAtMs),
-    wind.twd,
-    wind.tws,
-  ]);
+  const [result] = await conn.query<ResultSetHeader>(
+    "INSERT IGNORE INTO wind_readings (start_group_id, measured_at, twd, tws) VALUES (?, ?, ?, ?)",
+    [startGroupId, new Date(wind.measuredAtMs), wind.twd, wind.tws],
+  );
   if (result.affectedRows === 1) return "written";
   const [[stored]] = await conn.query<RowDataPacket[]>("SELECT twd, tws FROM wind_readings WHERE start_group_id = ? AND measured_at = ?", [
     startGroupId,
@@ -135,13 +145,22 @@ export interface LiveOrderRowInput {
 }
 
 /** A live-order reading is one leaderboard snapshot: stored whole, compared whole. */
-export async function recordLiveOrder(conn: Connection, startGroupId: number, asOfMs: number, rows: readonly LiveOrderRowInput[]): Promise<ReadingWrite> {
-  const [inserted] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO live_order_readings (start_group_id, as_of) VALUES (?, ?)", [startGroupId, new Date(asOfMs)]);
+export async function recordLiveOrder(
+  conn: Connection,
+  startGroupId: number,
+  asOfMs: number,
+  rows: readonly LiveOrderRowInput[],
+): Promise<ReadingWrite> {
+  const [inserted] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO live_order_readings (start_group_id, as_of) VALUES (?, ?)", [
+    startGroupId,
+    new Date(asOfMs),
+  ]);
   if (inserted.affectedRows === 1) {
     if (rows.length > 0) {
-      await conn.query("INSERT INTO live_order_rows (reading_id, entry_id, rank_no, elapsed_seconds, corrected_seconds, delta_seconds) VALUES ?", [
-        rows.map((r) => [inserted.insertId, r.entryId, r.rank, r.elapsedSeconds, r.correctedSeconds, r.deltaSeconds]),
-      ]);
+      await conn.query(
+        "INSERT INTO live_order_rows (reading_id, entry_id, rank_no, elapsed_seconds, corrected_seconds, delta_seconds) VALUES ?",
+        [rows.map((r) => [inserted.insertId, r.entryId, r.rank, r.elapsedSeconds, r.correctedSeconds, r.deltaSeconds])],
+      );
     }
     return "written";
   }
@@ -155,18 +174,25 @@ export async function recordLiveOrder(conn: Connection, startGroupId: number, as
   const same =
     stored.length === rows.length &&
     stored.every((s) =>
-      sent.has(key({ entryId: s.entry_id, rank: s.rank_no, elapsedSeconds: s.elapsed_seconds, correctedSeconds: s.corrected_seconds, deltaSeconds: s.delta_seconds })),
+      sent.has(
+        key({
+          entryId: s.entry_id,
+          rank: s.rank_no,
+          elapsedSeconds: s.elapsed_seconds,
+          correctedSeconds: s.corrected_seconds,
+          deltaSeconds: s.delta_seconds,
+        }),
+      ),
     );
   return same ? "duplicate" : "conflict";
 }
 
 /** A phone finish is keyed by group, entry and time: the same finish again is a duplicate. */
 export async function recordFinish(conn: Connection, startGroupId: number, entryId: number, finishMs: number): Promise<ReadingWrite> {
-  const [result] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO phone_finishes (start_group_id, entry_id, finish_time) VALUES (?, ?, ?)", [
-    startGroupId,
-    entryId,
-    new Date(finishMs),
-  ]);
+  const [result] = await conn.query<ResultSetHeader>(
+    "INSERT IGNORE INTO phone_finishes (start_group_id, entry_id, finish_time) VALUES (?, ?, ?)",
+    [startGroupId, entryId, new Date(finishMs)],
+  );
   return result.affectedRows === 1 ? "written" : "duplicate";
 }
 
@@ -206,24 +232,28 @@ export interface CourseInput {
 
 /** A course version is a fact once recorded: the same version with another content is a conflict. */
 export async function recordCourse(conn: Connection, startGroupId: number, course: CourseInput): Promise<ReadingWrite> {
-  const [inserted] = await conn.query<ResultSetHeader>("INSERT IGNORE INTO course_versions (start_group_id, version, applied_from) VALUES (?, ?, ?)", [
-    startGroupId,
-    course.version,
-    new Date(course.appliedFromMs),
-  ]);
+  const [inserted] = await conn.query<ResultSetHeader>(
+    "INSERT IGNORE INTO course_versions (start_group_id, version, applied_from) VALUES (?, ?, ?)",
+    [startGroupId, course.version, new Date(course.appliedFromMs)],
+  );
   if (inserted.affectedRows === 1) {
     const versionId = inserted.insertId;
-    await conn.query("INSERT INTO course_steps (course_version_id, step_no, kind, label) VALUES ?", [course.steps.map((s, i) => [versionId, i, s.kind, s.label])]);
+    await conn.query("INSERT INTO course_steps (course_version_id, step_no, kind, label) VALUES ?", [
+      course.steps.map((s, i) => [versionId, i, s.kind, s.label]),
+    ]);
     await conn.query("INSERT INTO course_marks (course_version_id, step_no, mark_no, mark_key, lat, lon) VALUES ?", [
       course.steps.flatMap((s, i) => s.marks.map((m, k) => [versionId, i, k, m.key, m.lat, m.lon])),
     ]);
     return "written";
   }
-  const [[version]] = await conn.query<RowDataPacket[]>("SELECT id, applied_from FROM course_versions WHERE start_group_id = ? AND version = ?", [
-    startGroupId,
-    course.version,
-  ]);
-  const [steps] = await conn.query<RowDataPacket[]>("SELECT step_no, kind, label FROM course_steps WHERE course_version_id = ? ORDER BY step_no", [version!.id]);
+  const [[version]] = await conn.query<RowDataPacket[]>(
+    "SELECT id, applied_from FROM course_versions WHERE start_group_id = ? AND version = ?",
+    [startGroupId, course.version],
+  );
+  const [steps] = await conn.query<RowDataPacket[]>(
+    "SELECT step_no, kind, label FROM course_steps WHERE course_version_id = ? ORDER BY step_no",
+    [version!.id],
+  );
   const [marks] = await conn.query<RowDataPacket[]>(
     "SELECT step_no, mark_key, lat, lon FROM course_marks WHERE course_version_id = ? ORDER BY step_no, mark_no",
     [version!.id],
@@ -235,7 +265,9 @@ export async function recordCourse(conn: Connection, startGroupId: number, cours
       marks: marks.filter((m) => m.step_no === s.step_no).map((m) => ({ key: m.mark_key, lat: m.lat, lon: m.lon })),
     })),
   );
-  const sent = JSON.stringify(course.steps.map((s) => ({ kind: s.kind, label: s.label, marks: s.marks.map((m) => ({ key: m.key, lat: m.lat, lon: m.lon })) })));
+  const sent = JSON.stringify(
+    course.steps.map((s) => ({ kind: s.kind, label: s.label, marks: s.marks.map((m) => ({ key: m.key, lat: m.lat, lon: m.lon })) })),
+  );
   return (version!.applied_from as Date).getTime() === course.appliedFromMs && stored === sent ? "duplicate" : "conflict";
 }
 
@@ -292,7 +324,10 @@ export interface ResultsInput {
 
 /** Published results are replaced whole; returns whether anything differs from what was stored. */
 export async function publishResults(conn: Connection, startGroupId: number, results: ResultsInput): Promise<boolean> {
-  const [[header]] = await conn.query<RowDataPacket[]>("SELECT status, published_at FROM official_results WHERE start_group_id = ? FOR UPDATE", [startGroupId]);
+  const [[header]] = await conn.query<RowDataPacket[]>(
+    "SELECT status, published_at FROM official_results WHERE start_group_id = ? FOR UPDATE",
+    [startGroupId],
+  );
   const [storedRows] = await conn.query<RowDataPacket[]>(
     "SELECT entry_id, rank_no, status, elapsed_seconds, corrected_seconds, points FROM official_result_rows WHERE start_group_id = ? ORDER BY entry_id",
     [startGroupId],
@@ -312,9 +347,10 @@ export async function publishResults(conn: Connection, startGroupId: number, res
   );
   await conn.query("DELETE FROM official_result_rows WHERE start_group_id = ?", [startGroupId]);
   if (sentRows.length > 0) {
-    await conn.query("INSERT INTO official_result_rows (start_group_id, entry_id, rank_no, status, elapsed_seconds, corrected_seconds, points) VALUES ?", [
-      sentRows.map((r) => [startGroupId, r.entryId, r.rank, r.status, r.elapsedSeconds, r.correctedSeconds, r.points]),
-    ]);
+    await conn.query(
+      "INSERT INTO official_result_rows (start_group_id, entry_id, rank_no, status, elapsed_seconds, corrected_seconds, points) VALUES ?",
+      [sentRows.map((r) => [startGroupId, r.entryId, r.rank, r.status, r.elapsedSeconds, r.correctedSeconds, r.points])],
+    );
   }
   return true;
 }
@@ -330,7 +366,10 @@ export async function idsOfOtherClubs(
     [ids.events, "SELECT e.uuid FROM events e WHERE e.uuid IN (?) AND e.club_id <> ?"],
     [ids.entries, "SELECT en.uuid FROM entries en JOIN events e ON e.id = en.event_id WHERE en.uuid IN (?) AND e.club_id <> ?"],
     [ids.races, "SELECT r.uuid FROM races r JOIN events e ON e.id = r.event_id WHERE r.uuid IN (?) AND e.club_id <> ?"],
-    [ids.startGroups, "SELECT g.uuid FROM start_groups g JOIN races r ON r.id = g.race_id JOIN events e ON e.id = r.event_id WHERE g.uuid IN (?) AND e.club_id <> ?"],
+    [
+      ids.startGroups,
+      "SELECT g.uuid FROM start_groups g JOIN races r ON r.id = g.race_id JOIN events e ON e.id = r.event_id WHERE g.uuid IN (?) AND e.club_id <> ?",
+    ],
   ];
   for (const [list, sql] of lookups) {
     if (list.length === 0) continue;
@@ -348,13 +387,18 @@ export async function storedEvents(db: Db, eventUuids: readonly string[]): Promi
 }
 
 /** Stored guns of the listed start groups (UUID lower case -> epoch ms or null), with their events' time rules. */
-export async function storedGuns(db: Db, groupUuids: readonly string[]): Promise<Map<string, { gunMs: number | null; event: IngestEvent }>> {
+export async function storedGuns(
+  db: Db,
+  groupUuids: readonly string[],
+): Promise<Map<string, { gunMs: number | null; event: IngestEvent }>> {
   if (groupUuids.length === 0) return new Map();
   const [rows] = await db.query<RowDataPacket[]>(
     `SELECT g.uuid, g.start_time, ${EVENT_COLUMNS} FROM start_groups g JOIN races r ON r.id = g.race_id JOIN events e ON e.id = r.event_id WHERE g.uuid IN (?)`,
     [groupUuids],
   );
-  return new Map(rows.map((row) => [row.uuid as string, { gunMs: row.start_time ? (row.start_time as Date).getTime() : null, event: eventRecord(row) }]));
+  return new Map(
+    rows.map((row) => [row.uuid as string, { gunMs: row.start_time ? (row.start_time as Date).getTime() : null, event: eventRecord(row) }]),
+  );
 }
 
 function eventRecord(row: RowDataPacket): IngestEvent {

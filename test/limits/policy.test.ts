@@ -12,8 +12,20 @@ import { callPolicy } from "../../src/services/call-policies.js";
 
 describe("the rate-limit policy", () => {
   it("counts the tracking:read calls, streams included, against the tracking bucket and every other data call against general", () => {
-    const tracking = [RaceLiveService.method.getRaceLive, RaceLiveService.method.watchRaceLive, LiveInsightsService.method.getLiveInsights, LiveInsightsService.method.watchLiveInsights, TrackService.method.getTrackPage];
-    const general = [EventService.method.listEvents, EventService.method.getEventLive, ResultsService.method.getEventResults, ResultsService.method.getRaceResults, ScopeService.method.listScopes];
+    const tracking = [
+      RaceLiveService.method.getRaceLive,
+      RaceLiveService.method.watchRaceLive,
+      LiveInsightsService.method.getLiveInsights,
+      LiveInsightsService.method.watchLiveInsights,
+      TrackService.method.getTrackPage,
+    ];
+    const general = [
+      EventService.method.listEvents,
+      EventService.method.getEventLive,
+      ResultsService.method.getEventResults,
+      ResultsService.method.getRaceResults,
+      ScopeService.method.listScopes,
+    ];
     for (const method of tracking) expect(callPolicy(method).bucket, method.name).toBe("tracking");
     for (const method of general) expect(callPolicy(method).bucket, method.name).toBe("general");
   });

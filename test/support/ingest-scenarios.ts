@@ -51,7 +51,12 @@ export function ingestScenario(delaySeconds = 0): Scenario {
       { id: CO_HOST_CLUB, name: "Co-host Club" },
       { id: OTHER_CLUB, name: "Other Club" },
     ],
-    clients: Object.entries(INGEST_CLIENTS).map(([clientId, c]) => ({ clientId, clientSecret: secretOf(clientId), clubId: c.clubId, scopes: [...c.scopes] })),
+    clients: Object.entries(INGEST_CLIENTS).map(([clientId, c]) => ({
+      clientId,
+      clientSecret: secretOf(clientId),
+      clubId: c.clubId,
+      scopes: [...c.scopes],
+    })),
     events: [
       sharedEvent(event, CLUB, {
         delaySeconds,
@@ -66,7 +71,13 @@ export function ingestScenario(delaySeconds = 0): Scenario {
             startGroups: [
               { id: group, name: "Fleet A", state: "Started", startTimeUtc: new Date(GUN).toISOString(), entryIds: [a, b] },
               { id: noGun, name: "Fleet B", state: "Scheduled", startTimeUtc: null, entryIds: [a, b] },
-              { id: INGEST_IDS.later, name: "Fleet C", state: "Scheduled", startTimeUtc: new Date(GUN + 20 * MINUTE).toISOString(), entryIds: [a, b] },
+              {
+                id: INGEST_IDS.later,
+                name: "Fleet C",
+                state: "Scheduled",
+                startTimeUtc: new Date(GUN + 20 * MINUTE).toISOString(),
+                entryIds: [a, b],
+              },
             ],
           },
         ],
@@ -79,7 +90,15 @@ export function ingestScenario(delaySeconds = 0): Scenario {
             raceNo: 1,
             name: "Other race",
             isLive: true,
-            startGroups: [{ id: INGEST_IDS.otherGroup, name: "Other", state: "Started", startTimeUtc: new Date(GUN).toISOString(), entryIds: [INGEST_IDS.otherEntry] }],
+            startGroups: [
+              {
+                id: INGEST_IDS.otherGroup,
+                name: "Other",
+                state: "Started",
+                startTimeUtc: new Date(GUN).toISOString(),
+                entryIds: [INGEST_IDS.otherEntry],
+              },
+            ],
           },
         ],
       }),
@@ -89,11 +108,19 @@ export function ingestScenario(delaySeconds = 0): Scenario {
 
 /** IngestService of `runtime` through Connect's in-memory transport. */
 export function ingestClient(runtime: Runtime): Client<typeof IngestService> {
-  return createClient(IngestService, createRouterTransport((router) => router.service(IngestService, runtime.services.ingest)));
+  return createClient(
+    IngestService,
+    createRouterTransport((router) => router.service(IngestService, runtime.services.ingest)),
+  );
 }
 
 /** One boat's fixes at 1 Hz from `fromMs`, `n` of them, on a line heading north. */
-export function boatFixes(entryId: string, fromMs: number, n: number, extra: { sogKn?: number[]; cogDeg?: number[]; accuracyM?: number[] } = {}) {
+export function boatFixes(
+  entryId: string,
+  fromMs: number,
+  n: number,
+  extra: { sogKn?: number[]; cogDeg?: number[]; accuracyM?: number[] } = {},
+) {
   const t = Array.from({ length: n }, (_, i) => BigInt(fromMs + i * 1000));
   return {
     entryId,
@@ -121,9 +148,19 @@ export async function refusal(call: Promise<unknown>): Promise<Refusal> {
     const e = ConnectError.from(error);
     const info = e.findDetails(ErrorInfoSchema)[0];
     const retry = e.findDetails(RetryInfoSchema)[0];
-    return { code: Code[e.code], reason: info?.reason, metadata: { ...info?.metadata }, retryDelaySeconds: retry?.retryDelay ? Number(retry.retryDelay.seconds) : undefined };
+    return {
+      code: Code[e.code],
+      reason: info?.reason,
+      metadata: { ...info?.metadata },
+      retryDelaySeconds: retry?.retryDelay ? Number(retry.retryDelay.seconds) : undefined,
+    };
   }
   throw new Error("the call succeeded");
 }
 
-export const paramInvalid = (name: string) => ({ code: "InvalidArgument", reason: "API_PARAM_INVALID", metadata: { name }, retryDelaySeconds: undefined });
+export const paramInvalid = (name: string) => ({
+  code: "InvalidArgument",
+  reason: "API_PARAM_INVALID",
+  metadata: { name },
+  retryDelaySeconds: undefined,
+});

@@ -51,14 +51,22 @@ describe("a batch", () => {
     const from = now() - 60_000;
     const boats = [boatFixes(IDS.a, from, 5), boatFixes(IDS.b, from, 3)];
     const first = await append(boats);
-    expect({ accepted: first.accepted, duplicates: first.duplicates, rejected: first.rejected }).toEqual({ accepted: 8, duplicates: 0, rejected: [] });
+    expect({ accepted: first.accepted, duplicates: first.duplicates, rejected: first.rejected }).toEqual({
+      accepted: 8,
+      duplicates: 0,
+      rejected: [],
+    });
     const stored = await storedFixes(IDS.group, IDS.a);
     expect(stored.filter((r) => Number(r.t) >= from).map((r) => [Number(r.t), r.lat, r.lon, r.sog_kn, r.cog_deg])).toEqual(
       boats[0]!.t.map((t, k) => [Number(t), boats[0]!.lat[k], -1.3, 5.5, 10]),
     );
     const before = await snapshot(db.pool);
     const again = await append(boats);
-    expect({ accepted: again.accepted, duplicates: again.duplicates, rejected: again.rejected }).toEqual({ accepted: 0, duplicates: 8, rejected: [] });
+    expect({ accepted: again.accepted, duplicates: again.duplicates, rejected: again.rejected }).toEqual({
+      accepted: 0,
+      duplicates: 8,
+      rejected: [],
+    });
     expect(await snapshot(db.pool)).toEqual(before);
   });
 
@@ -75,7 +83,11 @@ describe("a batch", () => {
     const sent = boatFixes(IDS.b, from, 2);
     const moved = { ...sent, lat: [10, sent.lat[1]!] };
     const answer = await append([moved]);
-    expect({ accepted: answer.accepted, duplicates: answer.duplicates, reasons: reasons(answer) }).toEqual({ accepted: 0, duplicates: 1, reasons: ["CONFLICT"] });
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates, reasons: reasons(answer) }).toEqual({
+      accepted: 0,
+      duplicates: 1,
+      reasons: ["CONFLICT"],
+    });
     expect((await storedFixes(IDS.group, IDS.b)).find((r) => Number(r.t) === from)?.lat).toBe(50.7);
   });
 
@@ -90,25 +102,38 @@ describe("a batch", () => {
       [4.5, null],
     ]);
     const reader = await tokenFor(api.url, "reader");
-    const page = await fetch(`${api.url}/api/v1/races/${IDS.race}/track?startGroupId=${IDS.group}&since=${new Date(from).toISOString()}&until=${new Date(from + 3000).toISOString()}`, {
-      headers: bearer(reader),
-    });
+    const page = await fetch(
+      `${api.url}/api/v1/races/${IDS.race}/track?startGroupId=${IDS.group}&since=${new Date(from).toISOString()}&until=${new Date(from + 3000).toISOString()}`,
+      {
+        headers: bearer(reader),
+      },
+    );
     const body = (await page.json()) as { boats: Array<{ entryId: string; sogKn: unknown[]; cogDeg: unknown[] }> };
     expect(body.boats.find((b) => b.entryId === IDS.a)).toMatchObject({ sogKn: [null, 4, 4.5], cogDeg: [null, null, null] });
   });
 
   it("stores accuracy and device data privately, never serves them", async () => {
     const from = now() - 30_000;
-    const boat = { ...boatFixes(IDS.b, from, 2), accuracyM: [4242.4242, NaN], deviceId: "device-PRIVATE-91", phoneModel: "model-PRIVATE-92" };
+    const boat = {
+      ...boatFixes(IDS.b, from, 2),
+      accuracyM: [4242.4242, NaN],
+      deviceId: "device-PRIVATE-91",
+      phoneModel: "model-PRIVATE-92",
+    };
     expect((await append([boat])).accepted).toBe(2);
     const rows = (await storedFixes(IDS.group, IDS.b)).filter((r) => Number(r.t) >= from && Number(r.t) < from + 2000);
     expect(rows.map((r) => r.accuracy_m)).toEqual([4242.4242, null]);
-    const [[device]] = await db.pool.query<RowDataPacket[]>("SELECT p.device_id, p.phone_model FROM entry_private p JOIN entries e ON e.id = p.entry_id WHERE e.uuid = ?", [IDS.b]);
+    const [[device]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT p.device_id, p.phone_model FROM entry_private p JOIN entries e ON e.id = p.entry_id WHERE e.uuid = ?",
+      [IDS.b],
+    );
     expect(device).toEqual({ device_id: "device-PRIVATE-91", phone_model: "model-PRIVATE-92" });
     const reader = bearer(await tokenFor(api.url, "reader"));
     const answers = await Promise.all([
       fetch(`${api.url}/api/v1/races/${IDS.race}/live`, { headers: reader }),
-      fetch(`${api.url}/api/v1/races/${IDS.race}/track?startGroupId=${IDS.group}&since=${new Date(from).toISOString()}`, { headers: reader }),
+      fetch(`${api.url}/api/v1/races/${IDS.race}/track?startGroupId=${IDS.group}&since=${new Date(from).toISOString()}`, {
+        headers: reader,
+      }),
     ]);
     for (const answer of answers) {
       expect(answer.status).toBe(200);
@@ -122,7 +147,10 @@ describe("each fix's reason", () => {
   it("rejects an entry that is not in the start group as UNKNOWN_ENTRY, and writes the others", async () => {
     const from = now() - 25_000;
     const answer = await append([boatFixes(IDS.outsider, from, 2), boatFixes(IDS.otherEntry, from, 1), boatFixes(IDS.a, from, 1)]);
-    expect({ accepted: answer.accepted, reasons: reasons(answer) }).toEqual({ accepted: 1, reasons: ["UNKNOWN_ENTRY", "UNKNOWN_ENTRY", "UNKNOWN_ENTRY"] });
+    expect({ accepted: answer.accepted, reasons: reasons(answer) }).toEqual({
+      accepted: 1,
+      reasons: ["UNKNOWN_ENTRY", "UNKNOWN_ENTRY", "UNKNOWN_ENTRY"],
+    });
     expect(answer.rejected.map((r) => [r.entryId, Number(r.t)])).toEqual([
       [IDS.outsider, from],
       [IDS.outsider, from + 1000],
@@ -152,7 +180,15 @@ describe("each fix's reason", () => {
 
   it("accepts the edges of the ranges", async () => {
     const t = now() - 15_000;
-    const boat = { entryId: IDS.a, t: [BigInt(t), BigInt(t + 1000)], lat: [90, -90], lon: [180, -180], sogKn: [0, 100], cogDeg: [0, 359.999], accuracyM: [] };
+    const boat = {
+      entryId: IDS.a,
+      t: [BigInt(t), BigInt(t + 1000)],
+      lat: [90, -90],
+      lon: [180, -180],
+      sogKn: [0, 100],
+      cogDeg: [0, 359.999],
+      accuracyM: [],
+    };
     expect((await append([boat])).accepted).toBe(2);
   });
 
@@ -173,15 +209,24 @@ describe("each fix's reason", () => {
     const t = now() - 20_000;
     // Fleet C's gun is 10 minutes ahead: its window opens in 5.
     const later = await append([boatFixes(IDS.a, t, 2)], IDS.later);
-    expect({ accepted: later.accepted, reasons: reasons(later) }).toEqual({ accepted: 0, reasons: ["OUTSIDE_CAPTURE_WINDOW", "OUTSIDE_CAPTURE_WINDOW"] });
+    expect({ accepted: later.accepted, reasons: reasons(later) }).toEqual({
+      accepted: 0,
+      reasons: ["OUTSIDE_CAPTURE_WINDOW", "OUTSIDE_CAPTURE_WINDOW"],
+    });
     const gunless = await append([boatFixes(IDS.a, t, 2)], IDS.noGun);
     expect({ accepted: gunless.accepted, rejected: gunless.rejected }).toEqual({ accepted: 2, rejected: [] });
   });
 
   it("rejects a fix after the boat's own phone finish as OUTSIDE_CAPTURE_WINDOW", async () => {
     const t = now();
-    await client.recordFinish({ raceId: IDS.race, startGroupId: IDS.noGun, entryId: IDS.b, finishTimeUtc: { seconds: BigInt((t - 30_000) / 1000), nanos: 0 } }, { headers: writer });
-    await client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.noGun, startTimeUtc: { seconds: BigInt((t - 20 * 60_000) / 1000), nanos: 0 } }, { headers: writer });
+    await client.recordFinish(
+      { raceId: IDS.race, startGroupId: IDS.noGun, entryId: IDS.b, finishTimeUtc: { seconds: BigInt((t - 30_000) / 1000), nanos: 0 } },
+      { headers: writer },
+    );
+    await client.updateStartGroup(
+      { raceId: IDS.race, startGroupId: IDS.noGun, startTimeUtc: { seconds: BigInt((t - 20 * 60_000) / 1000), nanos: 0 } },
+      { headers: writer },
+    );
     const answer = await append([boatFixes(IDS.b, t - 31_000, 3)], IDS.noGun);
     // t - 31 s and the finish itself (inclusive) are in; t - 29 s is out.
     expect({ accepted: answer.accepted, reasons: reasons(answer) }).toEqual({ accepted: 2, reasons: ["OUTSIDE_CAPTURE_WINDOW"] });
@@ -225,7 +270,9 @@ describe("a malformed batch", () => {
   });
 
   it("of more than 1,000 boats or 20,000 fixes is INVALID_ARGUMENT naming boats", async () => {
-    const manyBoats = Array.from({ length: 1001 }, (_, i) => ({ ...boatFixes(`d5000000-0000-4000-8000-${String(i).padStart(12, "0")}`, t(), 0) }));
+    const manyBoats = Array.from({ length: 1001 }, (_, i) => ({
+      ...boatFixes(`d5000000-0000-4000-8000-${String(i).padStart(12, "0")}`, t(), 0),
+    }));
     expect(await refusal(append(manyBoats))).toEqual(paramInvalid("boats"));
     const manyFixes = [boatFixes(IDS.a, t() - 30_000_000, 10_000), boatFixes(IDS.b, t() - 30_000_000, 10_001)];
     expect(await refusal(append(manyFixes))).toEqual(paramInvalid("boats"));
@@ -234,12 +281,20 @@ describe("a malformed batch", () => {
   it("holding exactly 20,000 fixes is taken (and its settled fixes rejected one by one)", async () => {
     const batch = [boatFixes(IDS.a, now() - 40_000_000, 10_000), boatFixes(IDS.b, now() - 40_000_000, 10_000)];
     const answer = await append(batch);
-    expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected.length }).toEqual({ accepted: 0, duplicates: 0, rejected: 20_000 });
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected.length }).toEqual({
+      accepted: 0,
+      duplicates: 0,
+      rejected: 20_000,
+    });
   });
 
   it("with an empty boats list writes nothing and answers zeros", async () => {
     const answer = await append([]);
-    expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected }).toEqual({ accepted: 0, duplicates: 0, rejected: [] });
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected }).toEqual({
+      accepted: 0,
+      duplicates: 0,
+      rejected: [],
+    });
   });
 });
 
@@ -250,7 +305,10 @@ describe("who may write", () => {
     ["a malformed race id", "race-1"],
     ["an empty race id", ""],
   ])("answers %s with RACE_NOT_FOUND, as reads do", async (_, raceId) => {
-    expect(await refusal(append([boatFixes(IDS.otherEntry, now() - 5000, 1)], IDS.otherGroup, raceId))).toMatchObject({ code: "NotFound", reason: "RACE_NOT_FOUND" });
+    expect(await refusal(append([boatFixes(IDS.otherEntry, now() - 5000, 1)], IDS.otherGroup, raceId))).toMatchObject({
+      code: "NotFound",
+      reason: "RACE_NOT_FOUND",
+    });
   });
 
   it("answers a co-host's writer RACE_NOT_FOUND: only the event's main club writes", async () => {
@@ -258,35 +316,55 @@ describe("who may write", () => {
     // The co-host reads the race...
     expect((await fetch(`${api.url}/api/v1/races/${IDS.race}/live`, { headers: coHost })).status).toBe(200);
     // ...but may not write it.
-    const call = client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, now() - 5000, 1)] }, { headers: coHost });
+    const call = client.appendFixes(
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, now() - 5000, 1)] },
+      { headers: coHost },
+    );
     expect(await refusal(call)).toMatchObject({ code: "NotFound", reason: "RACE_NOT_FOUND" });
   });
 
   it("lets another club's writer write its own race", async () => {
     const other = bearer(await tokenFor(api.url, "otherWriter"));
-    const answer = await client.appendFixes({ raceId: IDS.otherRace, startGroupId: IDS.otherGroup, boats: [boatFixes(IDS.otherEntry, now() - 5000, 1)] }, { headers: other });
+    const answer = await client.appendFixes(
+      { raceId: IDS.otherRace, startGroupId: IDS.otherGroup, boats: [boatFixes(IDS.otherEntry, now() - 5000, 1)] },
+      { headers: other },
+    );
     expect(answer.accepted).toBe(1);
   });
 
   it("answers a token without tracking:write PERMISSION_DENIED with API_SCOPE_MISSING scope=tracking:write", async () => {
     const reader = bearer(await tokenFor(api.url, "reader"));
     const call = client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [] }, { headers: reader });
-    expect(await refusal(call)).toEqual({ code: "PermissionDenied", reason: "API_SCOPE_MISSING", metadata: { scope: "tracking:write" }, retryDelaySeconds: undefined });
+    expect(await refusal(call)).toEqual({
+      code: "PermissionDenied",
+      reason: "API_SCOPE_MISSING",
+      metadata: { scope: "tracking:write" },
+      retryDelaySeconds: undefined,
+    });
   });
 
   it("answers without a token UNAUTHENTICATED", async () => {
-    expect(await refusal(client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [] }))).toMatchObject({ code: "Unauthenticated", reason: "API_TOKEN_MISSING" });
+    expect(await refusal(client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [] }))).toMatchObject({
+      code: "Unauthenticated",
+      reason: "API_TOKEN_MISSING",
+    });
   });
 });
 
 describe("the ingest bucket", () => {
   it("refuses the call past the club's ingest limit with RESOURCE_EXHAUSTED and RetryInfo 60 s, writing nothing; reads keep their own budget", async () => {
-    await db.pool.query("INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) SELECT id, 2 FROM clubs WHERE uuid = ?", [ingestScenario().clubs[2]!.id]);
+    await db.pool.query("INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) SELECT id, 2 FROM clubs WHERE uuid = ?", [
+      ingestScenario().clubs[2]!.id,
+    ]);
     const limited = await startApi(db);
     try {
       const other = bearer(await tokenFor(limited.url, "otherWriter"));
       const limitedClient = ingestClient(limited.runtime);
-      const batch = (offset: number) => ({ raceId: IDS.otherRace, startGroupId: IDS.otherGroup, boats: [boatFixes(IDS.otherEntry, now() - offset, 1)] });
+      const batch = (offset: number) => ({
+        raceId: IDS.otherRace,
+        startGroupId: IDS.otherGroup,
+        boats: [boatFixes(IDS.otherEntry, now() - offset, 1)],
+      });
       await limitedClient.appendFixes(batch(4000), { headers: other });
       await limitedClient.appendFixes(batch(3000), { headers: other });
       const before = await snapshot(db.pool);
@@ -316,7 +394,10 @@ describe("a database that does not answer in time", () => {
       await locker.query("SELECT id FROM start_groups WHERE uuid = ? FOR UPDATE", [IDS.group]);
       const before = await snapshot(db.pool);
       const token = bearer(await tokenFor(quick.url, "writer"));
-      const call = ingestClient(quick.runtime).appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, now() - 3000, 2)] }, { headers: token });
+      const call = ingestClient(quick.runtime).appendFixes(
+        { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, now() - 3000, 2)] },
+        { headers: token },
+      );
       expect(await refusal(call)).toEqual({ code: "Unavailable", reason: "API_UNAVAILABLE", metadata: {}, retryDelaySeconds: 30 });
       await locker.rollback();
       expect(await snapshot(db.pool)).toEqual(before);
@@ -330,10 +411,22 @@ describe("a database that does not answer in time", () => {
 
 describe("AppendFixes as a property", () => {
   // Regions of sample time relative to now, each far from the edges between them.
-  const offsetSeconds = fc.oneof(fc.integer({ min: -100, max: -20 }), fc.integer({ min: -300, max: -130 }), fc.integer({ min: 20, max: 60 }));
-  const coordinate = (limit: number) => fc.oneof(fc.double({ min: -limit, max: limit, noNaN: true }), fc.constantFrom(NaN, Infinity, -Infinity, limit + 0.5));
-  const optional = (limit: number) => fc.oneof(fc.double({ min: 0, max: limit, noNaN: true, maxExcluded: true }), fc.constantFrom(NaN, -1, Infinity));
-  const sample = fc.record({ offset: offsetSeconds, lat: coordinate(90), lon: coordinate(180), sogKn: optional(100), cogDeg: optional(360) });
+  const offsetSeconds = fc.oneof(
+    fc.integer({ min: -100, max: -20 }),
+    fc.integer({ min: -300, max: -130 }),
+    fc.integer({ min: 20, max: 60 }),
+  );
+  const coordinate = (limit: number) =>
+    fc.oneof(fc.double({ min: -limit, max: limit, noNaN: true }), fc.constantFrom(NaN, Infinity, -Infinity, limit + 0.5));
+  const optional = (limit: number) =>
+    fc.oneof(fc.double({ min: 0, max: limit, noNaN: true, maxExcluded: true }), fc.constantFrom(NaN, -1, Infinity));
+  const sample = fc.record({
+    offset: offsetSeconds,
+    lat: coordinate(90),
+    lon: coordinate(180),
+    sogKn: optional(100),
+    cogDeg: optional(360),
+  });
   const boat = fc.record({
     entry: fc.constantFrom(IDS.a, IDS.b, IDS.outsider),
     samples: fc.uniqueArray(sample, { selector: (s) => s.offset, maxLength: 12 }),
@@ -371,12 +464,22 @@ describe("AppendFixes as a property", () => {
             const t = Number(b.t[k]);
             const [lat, lon, sog, cog] = [b.lat[k]!, b.lon[k]!, b.sogKn[k]!, b.cogDeg[k]!];
             // -0 is stored as 0.
-            const values: [number, number, number | null, number | null] = [lat + 0, lon + 0, Number.isNaN(sog) ? null : sog + 0, Number.isNaN(cog) ? null : cog + 0];
+            const values: [number, number, number | null, number | null] = [
+              lat + 0,
+              lon + 0,
+              Number.isNaN(sog) ? null : sog + 0,
+              Number.isNaN(cog) ? null : cog + 0,
+            ];
             const stored = model.get(`${b.entryId}@${t}`);
             const reason =
               b.entryId === IDS.outsider
                 ? "UNKNOWN_ENTRY"
-                : !(Math.abs(lat) <= 90 && Math.abs(lon) <= 180 && (Number.isNaN(sog) || (sog >= 0 && sog <= 100)) && (Number.isNaN(cog) || (cog >= 0 && cog < 360)))
+                : !(
+                      Math.abs(lat) <= 90 &&
+                      Math.abs(lon) <= 180 &&
+                      (Number.isNaN(sog) || (sog >= 0 && sog <= 100)) &&
+                      (Number.isNaN(cog) || (cog >= 0 && cog < 360))
+                    )
                   ? "OUT_OF_RANGE"
                   : stored
                     ? stored.every((v, i) => v === values[i])
@@ -395,7 +498,11 @@ describe("AppendFixes as a property", () => {
           }
         }
         const answer = await client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats }, { headers: writer });
-        expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected.map((r) => [r.entryId, Number(r.t), FixRejectionReason[r.reason]]) }).toEqual(expected);
+        expect({
+          accepted: answer.accepted,
+          duplicates: answer.duplicates,
+          rejected: answer.rejected.map((r) => [r.entryId, Number(r.t), FixRejectionReason[r.reason]]),
+        }).toEqual(expected);
       }),
       { numRuns: 60 },
     );

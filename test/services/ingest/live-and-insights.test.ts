@@ -32,7 +32,11 @@ const timestamp = (ms: number) => ({ seconds: BigInt(Math.floor(ms / 1000)), nan
 
 interface LiveJson {
   dataAsOf: string;
-  startGroups: Array<{ startGroupId: string; boats: Array<{ entryId: string; fixTimeUtc: string; sogKn: number | null }>; wind: { twd: number } | null }>;
+  startGroups: Array<{
+    startGroupId: string;
+    boats: Array<{ entryId: string; fixTimeUtc: string; sogKn: number | null }>;
+    wind: { twd: number } | null;
+  }>;
 }
 
 async function live(): Promise<LiveJson> {
@@ -47,7 +51,10 @@ const fixTimeOf = (body: LiveJson, entryId: string) =>
 describe("the live answer", () => {
   it("holds an acknowledged fix from the first shared read after T + delaySeconds, and not before", async () => {
     const t = Date.now() - 500;
-    const answer = await client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [{ ...boatFixes(IDS.a, t, 1), sogKn: [NaN] }] }, { headers: writer });
+    const answer = await client.appendFixes(
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [{ ...boatFixes(IDS.a, t, 1), sogKn: [NaN] }] },
+      { headers: writer },
+    );
     const acknowledgedAt = Date.now();
     expect(answer.accepted).toBe(1);
     // The first shared read after the acknowledgement: its dataAsOf is before t.
@@ -74,24 +81,53 @@ describe("the insights", () => {
         version: 1,
         appliedFromUtc: timestamp(GUN - 60_000),
         steps: [
-          { kind: CourseStepKind.START, marks: [{ key: "pin", lat: 50.69, lon: -1.31 }, { key: "boat", lat: 50.69, lon: -1.29 }] },
+          {
+            kind: CourseStepKind.START,
+            marks: [
+              { key: "pin", lat: 50.69, lon: -1.31 },
+              { key: "boat", lat: 50.69, lon: -1.29 },
+            ],
+          },
           { kind: CourseStepKind.MARK, label: "Windward", marks: [{ key: "W", ...mark }] },
-          { kind: CourseStepKind.FINISH, marks: [{ key: "f1", lat: 50.69, lon: -1.31 }, { key: "f2", lat: 50.69, lon: -1.29 }] },
+          {
+            kind: CourseStepKind.FINISH,
+            marks: [
+              { key: "f1", lat: 50.69, lon: -1.31 },
+              { key: "f2", lat: 50.69, lon: -1.29 },
+            ],
+          },
         ],
       },
       { headers: writer },
     );
     expect(course.duplicate).toBe(false);
-    await client.recordWind({ raceId: IDS.race, startGroupId: IDS.group, twd: 350, tws: 12, measuredAtUtc: timestamp(nowMs - 90_000) }, { headers: writer });
-    await client.recordWind({ raceId: IDS.race, startGroupId: IDS.group, twd: 15, measuredAtUtc: timestamp(nowMs - 30_000) }, { headers: writer });
+    await client.recordWind(
+      { raceId: IDS.race, startGroupId: IDS.group, twd: 350, tws: 12, measuredAtUtc: timestamp(nowMs - 90_000) },
+      { headers: writer },
+    );
+    await client.recordWind(
+      { raceId: IDS.race, startGroupId: IDS.group, twd: 15, measuredAtUtc: timestamp(nowMs - 30_000) },
+      { headers: writer },
+    );
     // Boat B sails north from 50.7 at 0.0001 degrees a second: within 50 m of W after about 26 s.
-    const fixes = await client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, nowMs - 80_000, 40)] }, { headers: writer });
+    const fixes = await client.appendFixes(
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, nowMs - 80_000, 40)] },
+      { headers: writer },
+    );
     expect(fixes.accepted).toBe(40);
 
     // The race's first insights call generates at once: the next generation after the writes.
     const response = await fetch(`${api.url}/api/v1/races/${IDS.race}/live/insights`, { headers: reader });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { insights: Array<{ kind: string; boats: Array<{ entryId: string }>; markLabel: string | null; twdFrom: number | null; twdTo: number | null }> };
+    const body = (await response.json()) as {
+      insights: Array<{
+        kind: string;
+        boats: Array<{ entryId: string }>;
+        markLabel: string | null;
+        twdFrom: number | null;
+        twdTo: number | null;
+      }>;
+    };
     expect(body.insights.find((i) => i.kind === "markRounding")).toMatchObject({ boats: [{ entryId: IDS.b }], markLabel: "Windward" });
     expect(body.insights.find((i) => i.kind === "windShift")).toMatchObject({ twdFrom: 350, twdTo: 15 });
   });
@@ -109,8 +145,14 @@ describe("a track window served as immutable", () => {
     const before = await first.text();
 
     // A phone regaining coverage uploads its fixes of that window.
-    const late = await client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, since + 60_000, 5)] }, { headers: writer });
-    expect({ accepted: late.accepted, reasons: late.rejected.map((r) => FixRejectionReason[r.reason]) }).toEqual({ accepted: 0, reasons: Array(5).fill("WINDOW_SETTLED") });
+    const late = await client.appendFixes(
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, since + 60_000, 5)] },
+      { headers: writer },
+    );
+    expect({ accepted: late.accepted, reasons: late.rejected.map((r) => FixRejectionReason[r.reason]) }).toEqual({
+      accepted: 0,
+      reasons: Array(5).fill("WINDOW_SETTLED"),
+    });
 
     const after = await fetch(url, { headers: reader });
     expect(await after.text()).toBe(before);
@@ -123,10 +165,16 @@ describe("a track window served as immutable", () => {
     expect((await client.updateEvent({ eventId: IDS.event, delaySeconds: 600 }, { headers: writer })).changed).toBe(true);
     try {
       // Under 600 s alone they would not be (the edge is now 12 minutes back), but windows were served.
-      const answer = await client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, settled, 2)] }, { headers: writer });
+      const answer = await client.appendFixes(
+        { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, settled, 2)] },
+        { headers: writer },
+      );
       expect(answer.rejected.map((r) => FixRejectionReason[r.reason])).toEqual(["WINDOW_SETTLED", "WINDOW_SETTLED"]);
       // Lowering the delay again keeps the floor too; fresh fixes still go in.
-      const fresh = await client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, Date.now() - 1000, 1)] }, { headers: writer });
+      const fresh = await client.appendFixes(
+        { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, Date.now() - 1000, 1)] },
+        { headers: writer },
+      );
       expect(fresh.accepted).toBe(1);
     } finally {
       await client.updateEvent({ eventId: IDS.event, delaySeconds: DELAY_SECONDS }, { headers: writer });

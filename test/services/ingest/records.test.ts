@@ -46,7 +46,9 @@ describe("RecordWind", () => {
     expect((await client.recordWind({ ...group, twd: 200, tws: 11.5, measuredAtUtc }, { headers: writer })).duplicate).toBe(false);
     expect((await client.recordWind({ ...group, twd: 200, tws: 11.5, measuredAtUtc }, { headers: writer })).duplicate).toBe(true);
     const before = await snapshot(db.pool);
-    expect(await refusal(client.recordWind({ ...group, twd: 201, tws: 11.5, measuredAtUtc }, { headers: writer }))).toEqual(conflict("measuredAtUtc"));
+    expect(await refusal(client.recordWind({ ...group, twd: 201, tws: 11.5, measuredAtUtc }, { headers: writer }))).toEqual(
+      conflict("measuredAtUtc"),
+    );
     expect(await refusal(client.recordWind({ ...group, twd: 200, measuredAtUtc }, { headers: writer }))).toEqual(conflict("measuredAtUtc"));
     expect(await snapshot(db.pool)).toEqual(before);
   });
@@ -80,7 +82,9 @@ describe("RecordLiveOrder", () => {
     ];
     expect((await client.recordLiveOrder({ ...group, asOfUtc, rows }, { headers: writer })).duplicate).toBe(false);
     expect((await client.recordLiveOrder({ ...group, asOfUtc, rows: [...rows].reverse() }, { headers: writer })).duplicate).toBe(true);
-    expect(await refusal(client.recordLiveOrder({ ...group, asOfUtc, rows: [rows[0]!] }, { headers: writer }))).toEqual(conflict("asOfUtc"));
+    expect(await refusal(client.recordLiveOrder({ ...group, asOfUtc, rows: [rows[0]!] }, { headers: writer }))).toEqual(
+      conflict("asOfUtc"),
+    );
     const body = await freshLive<{ startGroups: Array<{ startGroupId: string; liveOrder: unknown }> }>();
     expect(body.startGroups.find((g) => g.startGroupId === IDS.group)?.liveOrder).toMatchObject([
       { entryId: IDS.b, rank: 1, elapsedSeconds: 600, correctedSeconds: null, deltaSeconds: 0 },
@@ -91,12 +95,21 @@ describe("RecordLiveOrder", () => {
   it.each([
     ["an entry outside the group", [{ entryId: IDS.outsider, rank: 1 }], "rows[0].entryId"],
     ["a malformed entry id", [{ entryId: "x", rank: 1 }], "rows[0].entryId"],
-    ["an entry twice", [{ entryId: IDS.a, rank: 1 }, { entryId: IDS.a.toUpperCase(), rank: 2 }], "rows[1].entryId"],
+    [
+      "an entry twice",
+      [
+        { entryId: IDS.a, rank: 1 },
+        { entryId: IDS.a.toUpperCase(), rank: 2 },
+      ],
+      "rows[1].entryId",
+    ],
     ["rank 0", [{ entryId: IDS.a, rank: 0 }], "rows[0].rank"],
     ["a NaN elapsed time", [{ entryId: IDS.a, elapsedSeconds: NaN }], "rows[0].elapsedSeconds"],
   ])("refuses %s, writing nothing", async (_, rows, name) => {
     const before = await snapshot(db.pool);
-    expect(await refusal(client.recordLiveOrder({ ...group, asOfUtc: timestamp(Date.now() - 1000), rows }, { headers: writer }))).toEqual(paramInvalid(name));
+    expect(await refusal(client.recordLiveOrder({ ...group, asOfUtc: timestamp(Date.now() - 1000), rows }, { headers: writer }))).toEqual(
+      paramInvalid(name),
+    );
     expect(await snapshot(db.pool)).toEqual(before);
   });
 });
@@ -114,14 +127,24 @@ describe("RecordFinish", () => {
     );
     // A finish before it would cut it out of them; a finish after it cuts nothing settled.
     const before = await snapshot(db.pool);
-    expect(await refusal(client.recordFinish({ ...group, entryId: IDS.a, finishTimeUtc: timestamp(nowMs - 300_000) }, { headers: writer }))).toEqual(paramInvalid("finishTimeUtc"));
+    expect(
+      await refusal(client.recordFinish({ ...group, entryId: IDS.a, finishTimeUtc: timestamp(nowMs - 300_000) }, { headers: writer })),
+    ).toEqual(paramInvalid("finishTimeUtc"));
     expect(await snapshot(db.pool)).toEqual(before);
-    expect((await client.recordFinish({ ...group, entryId: IDS.a, finishTimeUtc: timestamp(nowMs - 150_000) }, { headers: writer })).duplicate).toBe(false);
+    expect(
+      (await client.recordFinish({ ...group, entryId: IDS.a, finishTimeUtc: timestamp(nowMs - 150_000) }, { headers: writer })).duplicate,
+    ).toBe(false);
   });
 
   it("refuses an entry outside the group, and a finish in the future", async () => {
-    expect(await refusal(client.recordFinish({ ...group, entryId: IDS.outsider, finishTimeUtc: timestamp(Date.now() - 1000) }, { headers: writer }))).toEqual(paramInvalid("entryId"));
-    expect(await refusal(client.recordFinish({ ...group, entryId: IDS.a, finishTimeUtc: timestamp(Date.now() + 60_000) }, { headers: writer }))).toEqual(paramInvalid("finishTimeUtc"));
+    expect(
+      await refusal(
+        client.recordFinish({ ...group, entryId: IDS.outsider, finishTimeUtc: timestamp(Date.now() - 1000) }, { headers: writer }),
+      ),
+    ).toEqual(paramInvalid("entryId"));
+    expect(
+      await refusal(client.recordFinish({ ...group, entryId: IDS.a, finishTimeUtc: timestamp(Date.now() + 60_000) }, { headers: writer })),
+    ).toEqual(paramInvalid("finishTimeUtc"));
   });
 });
 
@@ -133,18 +156,30 @@ describe("UpdateStartGroup", () => {
     expect((await client.updateStartGroup(request, { headers: writer })).changed).toBe(false);
     const [[row]] = await db.pool.query<RowDataPacket[]>("SELECT state, finish_time FROM start_groups WHERE uuid = ?", [IDS.later]);
     expect([row!.state, (row!.finish_time as Date).getTime()]).toEqual(["Postponed", finishMs]);
-    expect((await client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.later, clearFinishTime: true }, { headers: writer })).changed).toBe(true);
+    expect(
+      (await client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.later, clearFinishTime: true }, { headers: writer })).changed,
+    ).toBe(true);
   });
 
   it("moves a gun whose capture window has nothing settled, and refuses to move or clear one that has", async () => {
     // Fleet C's gun is 10 minutes ahead: nothing of its window is settled.
     const later = GUN + 25 * 60_000;
-    expect((await client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.later, startTimeUtc: timestamp(later) }, { headers: writer })).changed).toBe(true);
+    expect(
+      (await client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.later, startTimeUtc: timestamp(later) }, { headers: writer }))
+        .changed,
+    ).toBe(true);
     // Fleet A's window opened 15 minutes ago: windows of it may be served as immutable.
-    expect(await refusal(client.updateStartGroup({ ...group, startTimeUtc: timestamp(GUN + 60_000) }, { headers: writer }))).toEqual(paramInvalid("startTimeUtc"));
-    expect(await refusal(client.updateStartGroup({ ...group, clearStartTime: true }, { headers: writer }))).toEqual(paramInvalid("startTimeUtc"));
+    expect(await refusal(client.updateStartGroup({ ...group, startTimeUtc: timestamp(GUN + 60_000) }, { headers: writer }))).toEqual(
+      paramInvalid("startTimeUtc"),
+    );
+    expect(await refusal(client.updateStartGroup({ ...group, clearStartTime: true }, { headers: writer }))).toEqual(
+      paramInvalid("startTimeUtc"),
+    );
     // The same gun again is no move.
-    expect((await client.updateStartGroup({ ...group, startTimeUtc: timestamp(GUN), state: StartGroupState.STARTED }, { headers: writer })).changed).toBe(false);
+    expect(
+      (await client.updateStartGroup({ ...group, startTimeUtc: timestamp(GUN), state: StartGroupState.STARTED }, { headers: writer }))
+        .changed,
+    ).toBe(false);
   });
 
   it.each([
@@ -152,15 +187,36 @@ describe("UpdateStartGroup", () => {
     ["a finish and clearing it", { finishTimeUtc: timestamp(GUN), clearFinishTime: true }, "finishTimeUtc"],
     ["an unknown state", { state: 42 as StartGroupState }, "state"],
   ])("refuses %s", async (_, change, name) => {
-    expect(await refusal(client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.later, ...change }, { headers: writer }))).toEqual(paramInvalid(name));
+    expect(await refusal(client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.later, ...change }, { headers: writer }))).toEqual(
+      paramInvalid(name),
+    );
   });
 });
 
 describe("SetCourse", () => {
   const steps = [
-    { kind: CourseStepKind.START, marks: [{ key: "pin", lat: 50.69, lon: -1.31 }, { key: "boat", lat: 50.69, lon: -1.29 }] },
-    { kind: CourseStepKind.GATE, label: "Leeward gate", marks: [{ key: "L1", lat: 50.68, lon: -1.31 }, { key: "L2", lat: 50.68, lon: -1.3 }] },
-    { kind: CourseStepKind.FINISH, marks: [{ key: "f1", lat: 50.69, lon: -1.31 }, { key: "f2", lat: 50.69, lon: -1.29 }] },
+    {
+      kind: CourseStepKind.START,
+      marks: [
+        { key: "pin", lat: 50.69, lon: -1.31 },
+        { key: "boat", lat: 50.69, lon: -1.29 },
+      ],
+    },
+    {
+      kind: CourseStepKind.GATE,
+      label: "Leeward gate",
+      marks: [
+        { key: "L1", lat: 50.68, lon: -1.31 },
+        { key: "L2", lat: 50.68, lon: -1.3 },
+      ],
+    },
+    {
+      kind: CourseStepKind.FINISH,
+      marks: [
+        { key: "f1", lat: 50.69, lon: -1.31 },
+        { key: "f2", lat: 50.69, lon: -1.29 },
+      ],
+    },
   ];
 
   it("records a version once; the same again is a duplicate, another content a conflict", async () => {
@@ -168,7 +224,9 @@ describe("SetCourse", () => {
     expect((await client.setCourse(request, { headers: writer })).duplicate).toBe(false);
     expect((await client.setCourse(request, { headers: writer })).duplicate).toBe(true);
     expect(await refusal(client.setCourse({ ...request, steps: steps.slice(0, 2) }, { headers: writer }))).toEqual(conflict("version"));
-    expect(await refusal(client.setCourse({ ...request, appliedFromUtc: timestamp(GUN + 1000) }, { headers: writer }))).toEqual(conflict("version"));
+    expect(await refusal(client.setCourse({ ...request, appliedFromUtc: timestamp(GUN + 1000) }, { headers: writer }))).toEqual(
+      conflict("version"),
+    );
     const body = await freshLive<{ startGroups: Array<{ startGroupId: string; courseVersion: number }> }>();
     expect(body.startGroups.find((g) => g.startGroupId === IDS.group)?.courseVersion).toBe(7);
   });
@@ -181,7 +239,9 @@ describe("SetCourse", () => {
     ["a latitude of 91", { steps: [{ kind: CourseStepKind.MARK, marks: [{ key: "W", lat: 91, lon: 0 }] }] }, "steps[0].marks[0].lat"],
     ["an empty mark key", { steps: [{ kind: CourseStepKind.MARK, marks: [{ key: "", lat: 1, lon: 0 }] }] }, "steps[0].marks[0].key"],
   ])("refuses %s", async (_, change, name) => {
-    expect(await refusal(client.setCourse({ ...group, version: 9, appliedFromUtc: timestamp(GUN), steps, ...change }, { headers: writer }))).toEqual(paramInvalid(name));
+    expect(
+      await refusal(client.setCourse({ ...group, version: 9, appliedFromUtc: timestamp(GUN), steps, ...change }, { headers: writer })),
+    ).toEqual(paramInvalid(name));
   });
 });
 
@@ -209,17 +269,26 @@ describe("UpdateRace and UpdateEvent", () => {
     ["an unknown event", uuid("e4000000", 99)],
     ["a malformed id", "event-1"],
   ])("answers %s EVENT_NOT_FOUND", async (_, eventId) => {
-    expect(await refusal(client.updateEvent({ eventId, published: true }, { headers: writer }))).toMatchObject({ code: "NotFound", reason: "EVENT_NOT_FOUND" });
+    expect(await refusal(client.updateEvent({ eventId, published: true }, { headers: writer }))).toMatchObject({
+      code: "NotFound",
+      reason: "EVENT_NOT_FOUND",
+    });
   });
 
   it("answers a co-host's writer EVENT_NOT_FOUND and RACE_NOT_FOUND", async () => {
     const coHost = bearer(await tokenFor(api.url, "coHostWriter"));
-    expect(await refusal(client.updateEvent({ eventId: IDS.event, published: false }, { headers: coHost }))).toMatchObject({ reason: "EVENT_NOT_FOUND" });
-    expect(await refusal(client.updateRace({ raceId: IDS.race, isLive: false }, { headers: coHost }))).toMatchObject({ reason: "RACE_NOT_FOUND" });
+    expect(await refusal(client.updateEvent({ eventId: IDS.event, published: false }, { headers: coHost }))).toMatchObject({
+      reason: "EVENT_NOT_FOUND",
+    });
+    expect(await refusal(client.updateRace({ raceId: IDS.race, isLive: false }, { headers: coHost }))).toMatchObject({
+      reason: "RACE_NOT_FOUND",
+    });
   });
 
   it.each([-1, 601])("refuses a delay of %i", async (delaySeconds) => {
-    expect(await refusal(client.updateEvent({ eventId: IDS.event, delaySeconds }, { headers: writer }))).toEqual(paramInvalid("delaySeconds"));
+    expect(await refusal(client.updateEvent({ eventId: IDS.event, delaySeconds }, { headers: writer }))).toEqual(
+      paramInvalid("delaySeconds"),
+    );
   });
 });
 
@@ -230,9 +299,22 @@ describe("PublishResults", () => {
       { entryId: IDS.b, rank: 1, status: "OK", elapsedSeconds: 3600, points: 1 },
       { entryId: IDS.a, status: "DNF", points: 3 },
     ];
-    expect((await client.publishResults({ ...group, status: IngestResultStatus.PROVISIONAL, publishedAtUtc, rows }, { headers: writer })).changed).toBe(true);
-    expect((await client.publishResults({ ...group, status: IngestResultStatus.PROVISIONAL, publishedAtUtc, rows }, { headers: writer })).changed).toBe(false);
-    expect((await client.publishResults({ ...group, status: IngestResultStatus.FINAL, publishedAtUtc, rows: rows.slice(0, 1) }, { headers: writer })).changed).toBe(true);
+    expect(
+      (await client.publishResults({ ...group, status: IngestResultStatus.PROVISIONAL, publishedAtUtc, rows }, { headers: writer }))
+        .changed,
+    ).toBe(true);
+    expect(
+      (await client.publishResults({ ...group, status: IngestResultStatus.PROVISIONAL, publishedAtUtc, rows }, { headers: writer }))
+        .changed,
+    ).toBe(false);
+    expect(
+      (
+        await client.publishResults(
+          { ...group, status: IngestResultStatus.FINAL, publishedAtUtc, rows: rows.slice(0, 1) },
+          { headers: writer },
+        )
+      ).changed,
+    ).toBe(true);
     const results = await fetch(`${api.url}/api/v1/races/${IDS.race}/results`, { headers: reader });
     const text = await results.text();
     expect(results.status, text).toBe(200);
@@ -270,16 +352,25 @@ describe("ApplyScenario", () => {
     ],
     ...extra,
   });
-  const apply = (events: unknown[], headers = writer) => client.applyScenario({ events: fromJson(ListValueSchema, events as never) }, { headers });
+  const apply = (events: unknown[], headers = writer) =>
+    client.applyScenario({ events: fromJson(ListValueSchema, events as never) }, { headers });
 
   it("sets up the club's own event as `race-api import` would, idempotently", async () => {
     const answer = await apply([newEvent()]);
-    expect({ events: answer.events, entries: answer.entries, races: answer.races, startGroups: answer.startGroups }).toEqual({ events: 1, entries: 1, races: 1, startGroups: 1 });
+    expect({ events: answer.events, entries: answer.entries, races: answer.races, startGroups: answer.startGroups }).toEqual({
+      events: 1,
+      entries: 1,
+      races: 1,
+      startGroups: 1,
+    });
     const before = await snapshot(db.pool);
     await apply([newEvent()]);
     expect(await snapshot(db.pool)).toEqual(before);
     // Then it can be fed.
-    const fed = await client.appendFixes({ raceId: uuid("a6000000", 1), startGroupId: uuid("b6000000", 1), boats: [boatFixes(uuid("d6000000", 1), Date.now() - 5000, 1)] }, { headers: writer });
+    const fed = await client.appendFixes(
+      { raceId: uuid("a6000000", 1), startGroupId: uuid("b6000000", 1), boats: [boatFixes(uuid("d6000000", 1), Date.now() - 5000, 1)] },
+      { headers: writer },
+    );
     expect(fed.accepted).toBe(1);
   });
 
@@ -290,13 +381,28 @@ describe("ApplyScenario", () => {
     ["another club's entry id", () => [newEvent({ entries: [entry(IDS.otherEntry, "X 1", "X")], races: [] })], "$.events[0].entries[0].id"],
     [
       "tracks",
-      () => [newEvent({ races: [{ ...newEvent().races[0]!, startGroups: [{ ...newEvent().races[0]!.startGroups[0]!, tracks: [{ entryId: uuid("d6000000", 1), t: [1], lat: [1], lon: [1] }] }] }] })],
+      () => [
+        newEvent({
+          races: [
+            {
+              ...newEvent().races[0]!,
+              startGroups: [
+                { ...newEvent().races[0]!.startGroups[0]!, tracks: [{ entryId: uuid("d6000000", 1), t: [1], lat: [1], lon: [1] }] },
+              ],
+            },
+          ],
+        }),
+      ],
       "$.events[0].races[0].startGroups[0].tracks",
     ],
     ["a file the schema refuses", () => [{ ...newEvent(), name: "" }], "$.events[0].name"],
     [
       "an unknown entry in a start group",
-      () => [newEvent({ races: [{ ...newEvent().races[0]!, startGroups: [{ ...newEvent().races[0]!.startGroups[0]!, entryIds: [uuid("d6000000", 9)] }] }] })],
+      () => [
+        newEvent({
+          races: [{ ...newEvent().races[0]!, startGroups: [{ ...newEvent().races[0]!.startGroups[0]!, entryIds: [uuid("d6000000", 9)] }] }],
+        }),
+      ],
       "$.events[0].races[0].startGroups[0].entryIds[0]",
     ],
   ])("refuses %s, naming the path, writing nothing", async (_, events, name) => {
@@ -308,8 +414,16 @@ describe("ApplyScenario", () => {
   it("refuses to move a gun whose capture window has settled windows", async () => {
     const scenario = ingestScenario();
     const event = scenario.events[0]!;
-    const moved = { ...event, coHostClubIds: undefined, races: [{ ...event.races[0]!, startGroups: [{ ...event.races[0]!.startGroups[0]!, startTimeUtc: new Date(GUN + 60_000).toISOString() }] }] };
-    expect(await refusal(apply([JSON.parse(JSON.stringify(moved))]))).toEqual(paramInvalid("$.events[0].races[0].startGroups[0].startTimeUtc"));
+    const moved = {
+      ...event,
+      coHostClubIds: undefined,
+      races: [
+        { ...event.races[0]!, startGroups: [{ ...event.races[0]!.startGroups[0]!, startTimeUtc: new Date(GUN + 60_000).toISOString() }] },
+      ],
+    };
+    expect(await refusal(apply([JSON.parse(JSON.stringify(moved))]))).toEqual(
+      paramInvalid("$.events[0].races[0].startGroups[0].startTimeUtc"),
+    );
   });
 
   it("needs a request with events", async () => {

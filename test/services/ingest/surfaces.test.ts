@@ -48,7 +48,10 @@ function metadata(): grpc.Metadata {
 }
 
 /** StreamFixes over a real gRPC client: writes every message, half-closes, resolves with the one answer. */
-function streamFixes(client: grpc.Client, messages: Array<Parameters<typeof create<typeof StreamFixesRequestSchema>>[1]>): Promise<StreamFixesResponse> {
+function streamFixes(
+  client: grpc.Client,
+  messages: Array<Parameters<typeof create<typeof StreamFixesRequestSchema>>[1]>,
+): Promise<StreamFixesResponse> {
   return new Promise((resolve, reject) => {
     const call = client.makeClientStreamRequest(
       "/racing.v1.IngestService/StreamFixes",
@@ -64,7 +67,11 @@ function streamFixes(client: grpc.Client, messages: Array<Parameters<typeof crea
 
 function errorInfo(error: grpc.ServiceError) {
   const [details] = error.metadata.get("grpc-status-details-bin") as Buffer[];
-  return details ? fromBinary(StatusSchema, details).details.map((any) => anyUnpack(any, ErrorInfoSchema)).find((x) => x !== undefined) : undefined;
+  return details
+    ? fromBinary(StatusSchema, details)
+        .details.map((any) => anyUnpack(any, ErrorInfoSchema))
+        .find((x) => x !== undefined)
+    : undefined;
 }
 
 describe("Connect JSON over HTTP/1.1", () => {
@@ -84,12 +91,20 @@ describe("Connect JSON over HTTP/1.1", () => {
 
   it("lists rejected fixes with entry, time and reason", async () => {
     const t = now() + 120_000;
-    const response = await connectCall(api.url, APPEND, { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [t], lat: [50.7], lon: [-1.3] }] }, bearer(token));
+    const response = await connectCall(
+      api.url,
+      APPEND,
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [t], lat: [50.7], lon: [-1.3] }] },
+      bearer(token),
+    );
     expect(await response.json()).toEqual({ rejected: [{ entryId: IDS.a, t: String(t), reason: "FIX_REJECTION_REASON_IN_FUTURE" }] });
   });
 
   it.each([
-    ["a string where numbers go", { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: ["soon"], lat: [1], lon: [1] }] }],
+    [
+      "a string where numbers go",
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: ["soon"], lat: [1], lon: [1] }] },
+    ],
     ["null inside an array", { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [1], lat: [null], lon: [1] }] }],
     ["an unknown field", { raceId: IDS.race, startGroupId: IDS.group, fixes: [] }],
     ["not an object", [1, 2, 3]],
@@ -102,7 +117,11 @@ describe("Connect JSON over HTTP/1.1", () => {
   });
 
   it("refuses a message over 8 MiB as RESOURCE_EXHAUSTED without reading it", async () => {
-    const huge = { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [], lat: [], lon: [], deviceId: "x".repeat(9 * 1024 * 1024) }] };
+    const huge = {
+      raceId: IDS.race,
+      startGroupId: IDS.group,
+      boats: [{ entryId: IDS.a, t: [], lat: [], lon: [], deviceId: "x".repeat(9 * 1024 * 1024) }],
+    };
     const response = await connectCall(api.url, APPEND, huge, bearer(token));
     expect(response.status).toBe(429);
     expect(await response.json()).toMatchObject({ code: "resource_exhausted" });
@@ -111,7 +130,11 @@ describe("Connect JSON over HTTP/1.1", () => {
   it("answers the guard's errors with ErrorInfo, like every other RPC", async () => {
     const reader = await tokenFor(api.url, "reader");
     const denied = await connectCall(api.url, APPEND, { raceId: IDS.race, startGroupId: IDS.group }, bearer(reader));
-    expect(await connectError(denied)).toMatchObject({ code: "permission_denied", reason: "API_SCOPE_MISSING", metadata: { scope: "tracking:write" } });
+    expect(await connectError(denied)).toMatchObject({
+      code: "permission_denied",
+      reason: "API_SCOPE_MISSING",
+      metadata: { scope: "tracking:write" },
+    });
   });
 });
 
@@ -136,9 +159,17 @@ describe("gRPC (h2c) with a real client", () => {
 
   it("StreamFixes commits each message and answers once with the sums", async () => {
     const t = now() - 50_000;
-    const messages = [0, 1, 2].map((i) => ({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t + i * 3000, 3), boatFixes(IDS.outsider, t + i * 3000, 1)] }));
+    const messages = [0, 1, 2].map((i) => ({
+      raceId: IDS.race,
+      startGroupId: IDS.group,
+      boats: [boatFixes(IDS.a, t + i * 3000, 3), boatFixes(IDS.outsider, t + i * 3000, 1)],
+    }));
     const answer = await streamFixes(client, messages);
-    expect({ accepted: answer.accepted, duplicates: answer.duplicates, reasons: answer.rejected.map((r) => FixRejectionReason[r.reason]) }).toEqual({
+    expect({
+      accepted: answer.accepted,
+      duplicates: answer.duplicates,
+      reasons: answer.rejected.map((r) => FixRejectionReason[r.reason]),
+    }).toEqual({
       accepted: 9,
       duplicates: 0,
       reasons: ["UNKNOWN_ENTRY", "UNKNOWN_ENTRY", "UNKNOWN_ENTRY"],
@@ -184,7 +215,11 @@ describe("gRPC (h2c) with a real client", () => {
 
   it("a StreamFixes with no message answers zeros", async () => {
     const answer = await streamFixes(client, []);
-    expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected }).toEqual({ accepted: 0, duplicates: 0, rejected: [] });
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected }).toEqual({
+      accepted: 0,
+      duplicates: 0,
+      rejected: [],
+    });
   });
 });
 
@@ -194,8 +229,12 @@ describe("the other transports", () => {
     const http2 = createClient(IngestService, createConnectTransport({ baseUrl: api.grpcUrl, httpVersion: "2" }));
     const web = createClient(IngestService, createGrpcWebTransport({ baseUrl: api.url, httpVersion: "1.1" }));
     const t = now() - 90_000;
-    expect((await http2.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t, 2)] }, { headers })).accepted).toBe(2);
-    expect((await web.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t, 3)] }, { headers })).duplicates).toBe(2);
+    expect(
+      (await http2.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t, 2)] }, { headers })).accepted,
+    ).toBe(2);
+    expect(
+      (await web.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t, 3)] }, { headers })).duplicates,
+    ).toBe(2);
   });
 });
 
@@ -203,8 +242,12 @@ describe("the REST surface", () => {
   it("has no ingest route and no ingest operation in its OpenAPI document", async () => {
     const document = await (await fetch(`${api.url}/api/v1/openapi.json`)).text();
     expect(document).not.toMatch(/IngestService|AppendFixes|StreamFixes|INGEST_CONFLICT/);
-    for (const path of ["/api/v1/races/" + IDS.race + "/fixes", "/api/v1/ingest/fixes", "/api/v1/racing.v1.IngestService/AppendFixes"]) {
-      const response = await fetch(`${api.url}${path}`, { method: "POST", headers: { ...bearer(token), "content-type": "application/json" }, body: "{}" });
+    for (const path of [`/api/v1/races/${IDS.race}/fixes`, "/api/v1/ingest/fixes", "/api/v1/racing.v1.IngestService/AppendFixes"]) {
+      const response = await fetch(`${api.url}${path}`, {
+        method: "POST",
+        headers: { ...bearer(token), "content-type": "application/json" },
+        body: "{}",
+      });
       expect(response.status, path).toBe(404);
     }
   });
