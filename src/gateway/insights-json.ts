@@ -21,22 +21,12 @@ export function insightsJson(response: GetLiveInsightsResponse) {
     delaySeconds: response.delaySeconds,
     dataAsOf: dateTime(response.dataAsOf),
     generatedAtUtc: dateTime(response.generatedAtUtc),
+    // The message's fields as they are (the schema writes unset ones as null), but for the enums and the time.
     insights: response.insights.map((insight) => ({
-      id: insight.id,
+      ...insight,
       kind: KIND_NAMES[insight.kind],
-      startGroupId: insight.startGroupId,
-      startGroupName: insight.startGroupName,
       atUtc: dateTime(insight.atUtc),
-      text: insight.text,
       source: insight.source === InsightSource.MODEL ? "model" : "template",
-      boats: insight.boats.map((boat) => ({ entryId: boat.entryId, sailNumber: boat.sailNumber, boatName: boat.boatName })),
-      markLabel: insight.markLabel ?? null,
-      rank: insight.rank ?? null,
-      placesGained: insight.placesGained ?? null,
-      twdFrom: insight.twdFrom ?? null,
-      twdTo: insight.twdTo ?? null,
-      twsFrom: insight.twsFrom ?? null,
-      twsTo: insight.twsTo ?? null,
     })),
   };
 }

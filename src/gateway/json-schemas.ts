@@ -34,9 +34,18 @@ const START_GROUP_STATE: JsonSchema = {
   description: "Scheduled, Started, Finished, Postponed or Abandoned.",
 };
 
-/** `required` lists every property: the API writes nullable fields as null, never leaves them out. */
+/**
+ * `required` lists every property: the API writes nullable fields as null, never leaves
+ * them out. A nullable property defaults to null, so the serialiser writes an unset
+ * proto3 optional field as null and the mappers pass such fields as they are.
+ */
 function object(properties: Record<string, JsonSchema>, extra: JsonSchema = {}): JsonSchema {
-  return { type: "object", required: Object.keys(properties), properties, ...extra };
+  const withNulls = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, isNullable(schema) ? { ...schema, default: null } : schema]));
+  return { type: "object", required: Object.keys(properties), properties: withNulls, ...extra };
+}
+
+function isNullable(schema: JsonSchema): boolean {
+  return Array.isArray(schema.type) && schema.type.includes("null");
 }
 
 const component = (id: string, schema: JsonSchema): JsonSchema => ({ $id: id, ...schema });
@@ -83,11 +92,15 @@ const eventLive = component("EventLive", object({
   races: { type: "array", items: ref("RaceStatus"), description: "By race number." },
 }));
 
-const wind = component("Wind", object({
+/**
+ * Written inline rather than as a component: a reading and null are then told apart by
+ * type, where an `anyOf` would be chosen by validation, before a null default applies.
+ */
+const WIND = object({
   twd: { ...DEGREES, description: "True wind direction, degrees." },
   tws: SECONDS("True wind speed in knots; null: the reading has a direction only."),
   measuredAtUtc: DATE_TIME,
-}));
+});
 
 const liveBoat = component("LiveBoat", object({
   entryId: { ...UUID, description: "The same id as in the track and results endpoints." },
@@ -116,7 +129,7 @@ const startGroupLive = component("StartGroupLive", object({
   startTimeUtc: nullable(DATE_TIME),
   finishTimeUtc: nullable(DATE_TIME),
   courseVersion: INT32,
-  wind: { anyOf: [ref("Wind"), { type: "null" }], description: "The newest committee reading at or before dataAsOf; null when none." },
+  wind: { ...nullable(WIND), description: "The newest committee reading at or before dataAsOf; null when none." },
   boats: { type: "array", items: ref("LiveBoat"), description: "Approved entries with a fix inside the capture window, by sail number." },
   liveOrder: {
     type: ["array", "null"],
@@ -281,7 +294,7 @@ const tokenError = component("TokenError", {
 /** Every component, for app.addSchema: the serialisers and the document resolve `ref()`s against them. */
 export const COMPONENT_SCHEMAS: readonly JsonSchema[] = [
   eventSummary, eventsPage, startGroupStatus, raceStatus, eventLive,
-  wind, liveBoat, liveOrderRow, startGroupLive, raceLive,
+  liveBoat, liveOrderRow, startGroupLive, raceLive,
   insightBoat, insight, insights,
   trackBoat, trackPage,
   resultRow, startGroupResults, raceResults, eventResults,

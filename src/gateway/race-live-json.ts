@@ -40,32 +40,19 @@ function startGroupJson(group: StartGroupLive) {
   };
 }
 
+// Wind, boats and order rows are their messages' fields as they are (the schema writes
+// unset ones as null), but for the times.
+
 function windJson(wind: Wind) {
-  return { twd: wind.twd, tws: wind.tws ?? null, measuredAtUtc: dateTime(wind.measuredAtUtc) };
+  return { ...wind, measuredAtUtc: dateTime(wind.measuredAtUtc) };
 }
 
 function boatJson(boat: LiveBoat) {
-  return {
-    entryId: boat.entryId,
-    sailNumber: boat.sailNumber,
-    boatName: boat.boatName,
-    lat: boat.lat,
-    lon: boat.lon,
-    sogKn: boat.sogKn ?? null,
-    cogDeg: boat.cogDeg ?? null,
-    fixTimeUtc: dateTime(boat.fixTimeUtc),
-  };
+  return { ...boat, fixTimeUtc: dateTime(boat.fixTimeUtc) };
 }
 
 function orderRowJson(row: LiveOrderRow) {
-  return {
-    entryId: row.entryId,
-    rank: row.rank ?? null,
-    elapsedSeconds: row.elapsedSeconds ?? null,
-    correctedSeconds: row.correctedSeconds ?? null,
-    deltaSeconds: row.deltaSeconds ?? null,
-    finishTimeUtc: dateTime(row.finishTimeUtc),
-  };
+  return { ...row, finishTimeUtc: dateTime(row.finishTimeUtc) };
 }
 
 /** The v1 spelling of each state (common.proto); UNSPECIFIED is never sent. */

@@ -2,7 +2,7 @@
 // field present (null when unset), date-times as ISO 8601 UTC with milliseconds,
 // the results status in lower case without its enum prefix.
 
-import { ResultStatus, type GetEventResultsResponse, type GetRaceResultsResponse, type RaceResults, type ResultRow, type StartGroupResults } from "../../gen/racing/v1/results_pb.js";
+import { ResultStatus, type GetEventResultsResponse, type GetRaceResultsResponse, type RaceResults, type StartGroupResults } from "../../gen/racing/v1/results_pb.js";
 import { dateTime } from "./date-time-json.js";
 
 export function eventResultsJson(response: GetEventResultsResponse): unknown {
@@ -26,20 +26,8 @@ function startGroupJson(group: StartGroupResults) {
     name: group.name,
     status: STATUS_NAMES[group.status],
     publishedAtUtc: dateTime(group.publishedAtUtc),
-    rows: group.rows.map(rowJson),
-  };
-}
-
-function rowJson(row: ResultRow) {
-  return {
-    entryId: row.entryId,
-    sailNumber: row.sailNumber,
-    boatName: row.boatName,
-    rank: row.rank ?? null,
-    status: row.status,
-    elapsedSeconds: row.elapsedSeconds ?? null,
-    correctedSeconds: row.correctedSeconds ?? null,
-    points: row.points ?? null,
+    // A row's JSON is the message's: the schema writes its unset fields as null.
+    rows: group.rows,
   };
 }
 

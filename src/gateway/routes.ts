@@ -220,7 +220,7 @@ function eventsPage(page: ListEventsResponse) {
       trackingShared: event.trackingShared,
       delaySeconds: event.delaySeconds,
     })),
-    nextPage: page.nextPage ?? null,
+    nextPage: page.nextPage,
     totalItems: page.totalItems,
   };
 }

@@ -7,11 +7,11 @@
 // writes is in the schema, and every property the schema names is written.
 
 import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import Fastify from "fastify";
+import { FeatureSet_FieldPresence, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { COMPONENT_SCHEMAS, type JsonSchema } from "../../src/gateway/json-schemas.js";
 import { REST_ROUTES } from "../../src/gateway/routes.js";
+import { serialiserFor } from "../support/rest-json.js";
 
 /** Values planted in the message, each found again (as itself or its date-time) in the bytes. */
 interface Plant {
@@ -21,10 +21,19 @@ interface Plant {
 
 let counter = 0;
 
-function filled(desc: DescMessage, plants: Plant[], path: string): Record<string, unknown> {
+/**
+ * What to leave out, as a message may: nothing; the proto3 optional scalars; or every
+ * field with explicit presence, messages too (but the response's own message fields,
+ * which every answer has).
+ */
+type Unset = "nothing" | "scalars" | "all";
+
+function filled(desc: DescMessage, plants: Plant[], path: string, unset: Unset = "nothing"): Record<string, unknown> {
   const init: Record<string, unknown> = {};
   const oneofsSet = new Set<string>();
   for (const field of desc.fields) {
+    const leaveOut = unset === "all" ? !(field.fieldKind === "message" && !path.includes(".")) : unset === "scalars" && field.fieldKind === "scalar";
+    if (leaveOut && field.presence === FeatureSet_FieldPresence.EXPLICIT) continue;
     // One case of each oneof: its fields exclude each other.
     if (field.oneof) {
       if (oneofsSet.has(field.oneof.name)) continue;
@@ -37,6 +46,8 @@ function filled(desc: DescMessage, plants: Plant[], path: string): Record<string
   return init;
 }
 
+let unsetting: Unset = "nothing";
+
 function value(field: DescField, plants: Plant[], path: string): unknown {
   const n = ++counter;
   const message = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message") ? field.message : undefined;
@@ -45,7 +56,7 @@ function value(field: DescField, plants: Plant[], path: string): unknown {
     plants.push({ field: path, expected: JSON.stringify(new Date(ms).toISOString()) });
     return timestampFromMs(ms);
   }
-  if (message) return create(message, filled(message, plants, path));
+  if (message) return create(message, filled(message, plants, path, unsetting));
   const enumDesc = field.fieldKind === "enum" ? field.enum : field.fieldKind === "list" && field.listKind === "enum" ? field.enum : undefined;
   // An enum is written as a name the mapper chooses; that some name is written is checked below.
   if (enumDesc) return enumDesc.values.find((v) => v.number !== 0)!.number;
@@ -91,31 +102,30 @@ function schemaPaths(schema: JsonSchema, path: string, into: Set<string>): Set<s
   return into;
 }
 
+/** The properties of `schema` that `value` lacks, at any depth: a null stands for a whole object. */
+function missing(value: unknown, schema: JsonSchema, path: string): string[] {
+  const resolved = resolve(schema);
+  if (value === null) return [];
+  if (Array.isArray(value)) return value.flatMap((item) => missing(item, resolved.items as JsonSchema, `${path}[]`));
+  if (typeof value !== "object" || !resolved.properties) return [];
+  return Object.entries(resolved.properties as Record<string, JsonSchema>).flatMap(([name, property]) =>
+    name in value ? missing((value as Record<string, unknown>)[name], property, `${path}.${name}`) : [`${path}.${name}`],
+  );
+}
+
 /** Every property path a JSON value has. */
 function valuePaths(value: unknown, path: string, into: Set<string>): Set<string> {
   if (Array.isArray(value)) for (const item of value) valuePaths(item, `${path}[]`, into);
   else if (value !== null && typeof value === "object") {
     for (const [name, inner] of Object.entries(value)) {
+      // protobuf-es's tag of a message object: never a property of the JSON.
+      if (name === "$typeName") continue;
       const at = path ? `${path}.${name}` : name;
       into.add(at);
       valuePaths(inner, at, into);
     }
   }
   return into;
-}
-
-async function serialiserFor(route: (typeof REST_ROUTES)[number]): Promise<(json: unknown) => string> {
-  const app = Fastify();
-  for (const schema of COMPONENT_SCHEMAS) app.addSchema(schema);
-  let serialise: ((json: unknown) => string) | undefined;
-  const response = (route.schema.response as Record<string, JsonSchema>)[200]!;
-  app.get("/", { schema: { response: { 200: response } } }, async (_request, reply) => {
-    serialise = reply.getSerializationFunction("200", "application/json") as (json: unknown) => string;
-    return reply.send("");
-  });
-  await app.inject({ method: "GET", url: "/" });
-  await app.close();
-  return serialise!;
 }
 
 describe("every REST answer", () => {
@@ -135,6 +145,17 @@ describe("every REST answer", () => {
       const named = schemaPaths(body, "", new Set());
       expect([...written].filter((p) => !named.has(p)), "properties the mapper writes that the schema drops").toEqual([]);
       expect([...named].filter((p) => !written.has(p)), "properties the schema names that no mapper writes").toEqual([]);
+    });
+  }
+
+  for (const [route, unset] of REST_ROUTES.flatMap((route) => (["scalars", "all"] as const).map((unset) => [route, unset] as const))) {
+    it(`${route.path} writes a field the message leaves unset as null (unset: ${unset})`, async () => {
+      unsetting = unset;
+      const message = create(route.rpc.output, filled(route.rpc.output, [], route.rpc.output.name, unset));
+      unsetting = "nothing";
+      const body = ((route.schema.response as Record<string, JsonSchema>)[200]!.content as Record<string, { schema: JsonSchema }>)["application/json"]!.schema;
+      const written: unknown = JSON.parse((await serialiserFor(route))(route.json(message)));
+      expect(missing(written, body, "")).toEqual([]);
     });
   }
 

@@ -10,5 +10,6 @@ export const TEST_BASE_URL = "http://race-api.test";
 export function testRuntime(db: TestDatabase, config: Partial<RuntimeConfig> = {}): Promise<Runtime> {
   // Defaults as `race-api serve` has them with no environment.
   const defaults = loadConfig({});
-  return createRuntime({ ...defaults, publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, insightsModel: undefined, ...config }, db.pool, pino({ level: "silent" }));
+  // Silent, unless TEST_LOG names a level: TEST_LOG=error shows what a 500 was.
+  return createRuntime({ ...defaults, publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, insightsModel: undefined, ...config }, db.pool, pino({ level: process.env.TEST_LOG ?? "silent" }));
 }
