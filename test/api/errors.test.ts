@@ -6,25 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/errors/codes.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool } from "../../src/store/pool.js";
-import { useFreshDatabase } from "../support/database.js";
 import { startMariaDbInstance, type MariaDbInstance } from "../support/mariadb-instance.js";
-import { bearer, connectCall, connectError, requestToken, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
+import { bearer, connectCall, connectError, requestToken, seedIdentities, startApi, tokenFor, useApi, type Api } from "../support/api.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
 
-const db = useFreshDatabase();
-let api: Api;
-let token: string;
-beforeAll(async () => {
-  await seedIdentities(db);
-  api = await startApi(db);
-  token = await tokenFor(api.url, "overlay");
-});
-afterAll(() => api?.close());
+const api = useApi({ client: "overlay" });
 
 describe("problem+json", () => {
   it("answers an unknown path under /api/v1 with 404 API_ROUTE_NOT_FOUND", async () => {
     for (const [method, path] of [["GET", "/api/v1/nothing-here"], ["POST", "/api/v1/events"]] as const) {
-      const response = await fetch(`${api.url}${path}`, { method, headers: bearer(token) });
+      const response = await fetch(`${api.url}${path}`, { method, headers: bearer(api.token) });
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       const body = (await response.json()) as Record<string, unknown>;
@@ -35,15 +26,15 @@ describe("problem+json", () => {
 
   it("takes the trace id of a W3C traceparent", async () => {
     const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    const response = await fetch(`${api.url}/api/v1/events?page=0`, { headers: { ...bearer(token), traceparent } });
+    const response = await fetch(`${api.url}/api/v1/events?page=0`, { headers: { ...bearer(api.token), traceparent } });
     expect(await response.json()).toMatchObject({ code: "API_PARAM_INVALID", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
     expect(response.headers.get("x-trace-id")).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
   });
 
   it("answers an unexpected failure with 500 INTERNAL_ERROR and no driver message", async () => {
-    await db.pool.query("RENAME TABLE races TO races_gone");
+    await api.db.pool.query("RENAME TABLE races TO races_gone");
     try {
-      const response = await fetch(`${api.url}/api/v1/events`, { headers: bearer(token) });
+      const response = await fetch(`${api.url}/api/v1/events`, { headers: bearer(api.token) });
       expect(response.status).toBe(500);
       const text = await response.text();
       const body = JSON.parse(text) as Record<string, unknown>;
@@ -52,12 +43,12 @@ describe("problem+json", () => {
       expect(response.headers.get("x-trace-id")).toBe(body.traceId);
       expect(response.headers.get("cache-control")).toBe("no-store");
 
-      const rpc = await connectCall(api.url, "racing.v1.EventService/ListEvents", {}, bearer(token));
+      const rpc = await connectCall(api.url, "racing.v1.EventService/ListEvents", {}, bearer(api.token));
       const rpcText = await rpc.clone().text();
       expect(rpcText).not.toMatch(/races|exist|ER_|sql/i);
       expect(await connectError(rpc)).toMatchObject({ code: "internal", reason: "INTERNAL_ERROR" });
     } finally {
-      await db.pool.query("RENAME TABLE races_gone TO races");
+      await api.db.pool.query("RENAME TABLE races_gone TO races");
     }
   });
 });
@@ -80,26 +71,26 @@ describe("the errors page", () => {
 
 describe("503 API_UNAVAILABLE", () => {
   it("answers when a held lock keeps the read model from answering in time, then recovers", async () => {
-    const quickPool = createPool(db.url, { statementTimeoutMs: 300 });
-    const quick = await startApi(db, {}, quickPool);
-    const locker = await db.pool.getConnection();
+    const quickPool = createPool(api.db.url, { statementTimeoutMs: 300 });
+    const quick = await startApi(api.db, {}, quickPool);
+    const locker = await api.db.pool.getConnection();
     try {
       await locker.query("LOCK TABLES events WRITE");
-      const response = await fetch(`${quick.url}/api/v1/events`, { headers: bearer(token) });
+      const response = await fetch(`${quick.url}/api/v1/events`, { headers: bearer(api.token) });
       expect(response.status).toBe(503);
       expect(response.headers.get("retry-after")).toBe("30");
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(response.headers.get("etag")).toBeNull();
       expect(await response.json()).toMatchObject({ status: 503, code: "API_UNAVAILABLE" });
 
-      const rpc = await connectCall(quick.url, "racing.v1.EventService/ListEvents", {}, bearer(token));
+      const rpc = await connectCall(quick.url, "racing.v1.EventService/ListEvents", {}, bearer(api.token));
       expect(rpc.headers.get("retry-after")).toBe("30");
       expect(await connectError(rpc)).toMatchObject({ code: "unavailable", reason: "API_UNAVAILABLE", retryDelaySeconds: 30 });
     } finally {
       await locker.query("UNLOCK TABLES");
       locker.release();
     }
-    expect((await fetch(`${quick.url}/api/v1/events`, { headers: bearer(token) })).status).toBe(200);
+    expect((await fetch(`${quick.url}/api/v1/events`, { headers: bearer(api.token) })).status).toBe(200);
     await quick.close();
     await quickPool.end();
   });

@@ -2,29 +2,19 @@
 // with nulls, race and group order, visibility (EVENT_NOT_FOUND), scope, cache headers.
 
 import * as grpc from "@grpc/grpc-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GetEventLiveRequestSchema, GetEventLiveResponseSchema } from "../../gen/racing/v1/event_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
-import { bearer, connectCall, connectError, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
-import { useFreshDatabase } from "../support/database.js";
+import { bearer, connectCall, connectError, tokenFor, useApi } from "../support/api.js";
 import { EMPTY_EVENT, EVENT, eventScenario, GROUP_1A, GROUP_1B, GROUP_2A, GROUP_3A, GROUP_3B, HIDDEN_EVENTS, RACE_1, RACE_1_RESAIL, RACE_2, RACE_3 } from "../support/event-scenarios.js";
 import { grpcClient, unary } from "../support/grpc.js";
 import { uuid } from "../support/race-scenarios.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
 
 const GET_EVENT_LIVE = "racing.v1.EventService/GetEventLive";
-const db = useFreshDatabase();
-let api: Api;
-let token: string;
+const api = useApi({ scenario: eventScenario, client: "overlay" });
 
-beforeAll(async () => {
-  await seedIdentities(db, eventScenario());
-  api = await startApi(db);
-  token = await tokenFor(api.url, "overlay");
-});
-afterAll(() => api?.close());
-
-function live(eventId: string, bearerToken = token, headers: Record<string, string> = {}): Promise<Response> {
+function live(eventId: string, bearerToken = api.token, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${api.url}/api/v1/events/${eventId}/live`, { headers: { ...bearer(bearerToken), ...headers } });
 }
 
@@ -95,13 +85,13 @@ describe("the event live status", () => {
     expect(response.headers.get("cache-control")).toBe("private, max-age=10");
     const etag = response.headers.get("etag");
     expect(etag).toBeTruthy();
-    const again = await live(EVENT, token, { "if-none-match": etag! });
+    const again = await live(EVENT, api.token, { "if-none-match": etag! });
     expect(again.status).toBe(304);
     expect(again.headers.get("cache-control")).toBe("private, max-age=10");
   });
 
   it("answers the same message over Connect and gRPC", async () => {
-    const response = await connectCall(api.url, GET_EVENT_LIVE, { eventId: EVENT }, bearer(token));
+    const response = await connectCall(api.url, GET_EVENT_LIVE, { eventId: EVENT }, bearer(api.token));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { eventLive: { eventId: string; races: Array<{ raceId: string; startGroups: Array<{ state: string }> }> } };
     expect(body.eventLive.eventId).toBe(EVENT);
@@ -111,7 +101,7 @@ describe("the event live status", () => {
     const client = grpcClient(api.grpcUrl);
     try {
       const metadata = new grpc.Metadata();
-      metadata.set("authorization", `Bearer ${token}`);
+      metadata.set("authorization", `Bearer ${api.token}`);
       const message = await unary(client, `/${GET_EVENT_LIVE}`, GetEventLiveRequestSchema, GetEventLiveResponseSchema, { eventId: EVENT }, metadata);
       expect(message.eventLive?.name).toBe("Spring Series");
       expect(message.eventLive?.races.map((race) => race.raceNo)).toEqual([1, 1, 2, 3]);

@@ -6,21 +6,11 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool } from "../../src/store/pool.js";
-import { bearer, connectCall, connectError, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
-import { useFreshDatabase } from "../support/database.js";
+import { bearer, connectCall, connectError, startApi, tokenFor, useApi } from "../support/api.js";
 import { grpcClient } from "../support/grpc.js";
 import { connectLive, grpcLiveBytes, liveScenario, PRIVATE, RACE, RACE_NOT_LIVE, RACE_NO_READING, restLive } from "../support/race-scenarios.js";
 
-const db = useFreshDatabase();
-let api: Api;
-let token: string;
-
-beforeAll(async () => {
-  await seedIdentities(db, liveScenario());
-  api = await startApi(db);
-  token = await tokenFor(api.url, "overlay");
-});
-afterAll(() => api?.close());
+const api = useApi({ scenario: liveScenario, client: "overlay" });
 
 /** The raw bytes and headers of a GET, as sent (fetch would decompress). */
 function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
@@ -41,10 +31,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("validators", () => {
   it("send a strong ETag; If-None-Match gets 304 with the ETag, Cache-Control and X-Data-As-Of of the 200", async () => {
     for (let attempt = 1; ; attempt++) {
-      const first = await restLive(api.url, token, RACE);
+      const first = await restLive(api.url, api.token, RACE);
       const etag = first.headers.get("etag")!;
       expect(etag).toMatch(/^"[\w-]{27}(-gzip|-br)?"$/);
-      const answers = await Promise.all([etag, `W/${etag}`, `"other", ${etag}`].map((tag) => restLive(api.url, token, RACE, { "if-none-match": tag })));
+      const answers = await Promise.all([etag, `W/${etag}`, `"other", ${etag}`].map((tag) => restLive(api.url, api.token, RACE, { "if-none-match": tag })));
       // Within one shared read the body is the same bytes; a new read (every 2 s) is a new body.
       if (answers.some((a) => a.status === 200) && attempt < 5) continue;
       for (const again of answers) {
@@ -60,9 +50,9 @@ describe("validators", () => {
   });
 
   it("change with the next shared read, whose dataAsOf is newer", async () => {
-    const first = await restLive(api.url, token, RACE);
+    const first = await restLive(api.url, api.token, RACE);
     await sleep(2100);
-    const later = await restLive(api.url, token, RACE, { "if-none-match": first.headers.get("etag")! });
+    const later = await restLive(api.url, api.token, RACE, { "if-none-match": first.headers.get("etag")! });
     expect(later.status).toBe(200);
     expect(later.headers.get("etag")).not.toBe(first.headers.get("etag"));
     expect(Date.parse(later.headers.get("x-data-as-of")!)).toBeGreaterThan(Date.parse(first.headers.get("x-data-as-of")!));
@@ -76,8 +66,8 @@ describe("compression", () => {
   ] as const)("sends %s when asked, decompressing to the same JSON", async (encoding, decompress) => {
     for (let attempt = 1; ; attempt++) {
       const [plain, packed] = await Promise.all([
-        rawGet(`/api/v1/races/${RACE}/live`, bearer(token)),
-        rawGet(`/api/v1/races/${RACE}/live`, { ...bearer(token), "accept-encoding": encoding }),
+        rawGet(`/api/v1/races/${RACE}/live`, bearer(api.token)),
+        rawGet(`/api/v1/races/${RACE}/live`, { ...bearer(api.token), "accept-encoding": encoding }),
       ]);
       if (plain.headers["x-data-as-of"] !== packed.headers["x-data-as-of"] && attempt < 5) continue;
       expect(plain.headers["content-encoding"]).toBeUndefined();
@@ -122,13 +112,13 @@ describe("the tracking bucket", () => {
 
 describe("a read model that does not answer in time", () => {
   it("answers 503 API_UNAVAILABLE, caches nothing, and the next call is served", async () => {
-    const quickPool = createPool(db.url, { statementTimeoutMs: 300 });
-    const quick = await startApi(db, {}, quickPool);
-    const locker = await db.pool.getConnection();
+    const quickPool = createPool(api.db.url, { statementTimeoutMs: 300 });
+    const quick = await startApi(api.db, {}, quickPool);
+    const locker = await api.db.pool.getConnection();
     try {
       // Races and groups stay readable (visibility passes); the live read waits for the wind.
       await locker.query("LOCK TABLES wind_readings WRITE");
-      const answers = await Promise.all([restLive(quick.url, token, RACE), restLive(quick.url, token, RACE)]);
+      const answers = await Promise.all([restLive(quick.url, api.token, RACE), restLive(quick.url, api.token, RACE)]);
       for (const response of answers) {
         expect(response.status).toBe(503);
         expect(response.headers.get("retry-after")).toBe("30");
@@ -136,13 +126,13 @@ describe("a read model that does not answer in time", () => {
         expect(response.headers.get("x-data-as-of")).toBeNull();
         expect(await response.json()).toMatchObject({ status: 503, code: "API_UNAVAILABLE" });
       }
-      expect(await connectError(await connectLive(quick.url, token, RACE))).toMatchObject({ code: "unavailable", reason: "API_UNAVAILABLE", retryDelaySeconds: 30 });
+      expect(await connectError(await connectLive(quick.url, api.token, RACE))).toMatchObject({ code: "unavailable", reason: "API_UNAVAILABLE", retryDelaySeconds: 30 });
     } finally {
       await locker.query("UNLOCK TABLES");
       locker.release();
     }
     // Within the 2 s a cached failure would have lasted.
-    const recovered = await restLive(quick.url, token, RACE);
+    const recovered = await restLive(quick.url, api.token, RACE);
     expect(recovered.status).toBe(200);
     expect(recovered.headers.get("x-data-as-of")).not.toBeNull();
     await quick.close();
@@ -162,9 +152,9 @@ describe("the privacy floor", () => {
     accuracyBytes.writeDoubleLE(PRIVATE.accuracyM);
     const texts = [PRIVATE.userId, PRIVATE.deviceId, PRIVATE.phoneModel, String(PRIVATE.accuracyM)];
     for (const raceId of [RACE, RACE_NOT_LIVE, RACE_NO_READING]) {
-      const rest = await restLive(api.url, token, raceId);
-      const connect = await connectLive(api.url, token, raceId);
-      const overGrpc = await grpcLiveBytes(client, token, raceId);
+      const rest = await restLive(api.url, api.token, raceId);
+      const connect = await connectLive(api.url, api.token, raceId);
+      const overGrpc = await grpcLiveBytes(client, api.token, raceId);
       expect([rest.status, connect.status]).toEqual([200, 200]);
       const bodies = [Buffer.from(await rest.text()), Buffer.from(await connect.text()), overGrpc];
       // The private fields' owner is in the answers, so the test looks where they would be.

@@ -5,51 +5,19 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as grpc from "@grpc/grpc-js";
-import { raceLiveJson } from "../../src/gateway/race-live-json.js";
-import { useFreshDatabase } from "../support/database.js";
+import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { grpcClient } from "../support/grpc.js";
-import { connectError, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
+import { connectError, tokenFor, useApi } from "../support/api.js";
+import { restJson } from "../support/rest-json.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
-import {
-  connectLive,
-  connectLiveMessage,
-  E,
-  EVENT,
-  FINISH_E2,
-  GROUP_A,
-  GROUP_B,
-  GROUP_C,
-  grpcLiveMessage,
-  GUN_A,
-  GUN_C,
-  HIDDEN_RACES,
-  HOUR,
-  iso,
-  liveScenario,
-  MINUTE,
-  NOW,
-  RACE,
-  RACE_NO_READING,
-  RACE_NOT_LIVE,
-  restLive,
-  uuid,
-} from "../support/race-scenarios.js";
+import { connectLive, connectLiveMessage, E, EVENT, FINISH_E2, GROUP_A, GROUP_B, GROUP_C, grpcLiveMessage, GUN_A, GUN_C, HIDDEN_RACES, HOUR, iso, liveScenario, MINUTE, NOW, RACE, RACE_NO_READING, RACE_NOT_LIVE, restLive, uuid } from "../support/race-scenarios.js";
 
-const db = useFreshDatabase();
-let api: Api;
-let token: string;
-
-beforeAll(async () => {
-  await seedIdentities(db, liveScenario());
-  api = await startApi(db);
-  token = await tokenFor(api.url, "overlay");
-});
-afterAll(() => api?.close());
+const api = useApi({ scenario: liveScenario, client: "overlay" });
 
 type Json = Record<string, unknown>;
 
 async function live(raceId: string, headers: Record<string, string> = {}): Promise<{ response: Response; body: Json }> {
-  const response = await restLive(api.url, token, raceId, headers);
+  const response = await restLive(api.url, api.token, raceId, headers);
   return { response, body: (await response.json()) as Json };
 }
 
@@ -238,8 +206,8 @@ describe("the same answer on every surface", () => {
   it("over REST, Connect (JSON) and gRPC: field for field", async () => {
     // Asked together, the three land in one shared read; dataAsOf tells if one did not.
     for (let attempt = 1; ; attempt++) {
-      const [rest, connect, overGrpc] = await Promise.all([live(RACE), connectLiveMessage(api.url, token, RACE), grpcLiveMessage(client, token, RACE)]);
-      const asJson = [raceLiveJson(connect), raceLiveJson(overGrpc)] as Json[];
+      const [rest, connect, overGrpc] = await Promise.all([live(RACE), connectLiveMessage(api.url, api.token, RACE), grpcLiveMessage(client, api.token, RACE)]);
+      const asJson = (await Promise.all([connect, overGrpc].map((message) => restJson(RaceLiveService.method.getRaceLive, message)))) as Json[];
       if (attempt < 5 && asJson.some((other) => other.dataAsOf !== rest.body.dataAsOf)) continue;
       expect(asJson[0]).toEqual(rest.body);
       expect(asJson[1]).toEqual(rest.body);
@@ -254,7 +222,7 @@ describe("the same answer on every surface", () => {
   });
 
   it("refuses over gRPC as over REST", async () => {
-    await expect(grpcLiveMessage(client, token, "not-a-uuid")).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
-    await expect(grpcLiveMessage(client, token, HIDDEN_RACES.notShared)).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    await expect(grpcLiveMessage(client, api.token, "not-a-uuid")).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    await expect(grpcLiveMessage(client, api.token, HIDDEN_RACES.notShared)).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   });
 });

@@ -3,27 +3,17 @@
 // visibility (EVENT_NOT_FOUND / RACE_NOT_FOUND without the sharing check), scope.
 
 import * as grpc from "@grpc/grpc-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GetRaceResultsRequestSchema, GetRaceResultsResponseSchema, ResultStatus } from "../../gen/racing/v1/results_pb.js";
-import { bearer, connectCall, connectError, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
-import { useFreshDatabase } from "../support/database.js";
+import { bearer, connectCall, connectError, tokenFor, useApi } from "../support/api.js";
 import { E, EMPTY_EVENT, EVENT, eventScenario, GROUP_1A, GROUP_2A, HIDDEN_EVENTS, HIDDEN_RACES, RACE_1, RACE_1_RESAIL, RACE_2, RACE_3 } from "../support/event-scenarios.js";
 import { grpcClient, unary } from "../support/grpc.js";
 import { uuid } from "../support/race-scenarios.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
 
-const db = useFreshDatabase();
-let api: Api;
-let token: string;
+const api = useApi({ scenario: eventScenario, client: "overlay" });
 
-beforeAll(async () => {
-  await seedIdentities(db, eventScenario());
-  api = await startApi(db);
-  token = await tokenFor(api.url, "overlay");
-});
-afterAll(() => api?.close());
-
-function get(path: string, bearerToken = token, headers: Record<string, string> = {}): Promise<Response> {
+function get(path: string, bearerToken = api.token, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${api.url}/api/v1${path}`, { headers: { ...bearer(bearerToken), ...headers } });
 }
 
@@ -97,7 +87,7 @@ describe("race results", () => {
     const response = await get(`/races/${RACE_1}/results`, await tokenFor(api.url, "coHost"));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(RACE_1_RESULTS);
-    const again = await get(`/races/${RACE_1}/results`, token, { "if-none-match": response.headers.get("etag")! });
+    const again = await get(`/races/${RACE_1}/results`, api.token, { "if-none-match": response.headers.get("etag")! });
     expect(again.status).toBe(304);
   });
 
@@ -105,7 +95,7 @@ describe("race results", () => {
     const client = grpcClient(api.grpcUrl);
     try {
       const metadata = new grpc.Metadata();
-      metadata.set("authorization", `Bearer ${token}`);
+      metadata.set("authorization", `Bearer ${api.token}`);
       const message = await unary(client, "/racing.v1.ResultsService/GetRaceResults", GetRaceResultsRequestSchema, GetRaceResultsResponseSchema, { raceId: RACE_1 }, metadata);
       const group = message.raceResults?.startGroups[0];
       expect(group?.status).toBe(ResultStatus.FINAL);
@@ -140,7 +130,7 @@ describe("event results", () => {
   });
 
   it("answers the same over Connect", async () => {
-    const response = await connectCall(api.url, "racing.v1.ResultsService/GetEventResults", { eventId: EVENT }, bearer(token));
+    const response = await connectCall(api.url, "racing.v1.ResultsService/GetEventResults", { eventId: EVENT }, bearer(api.token));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { eventResults: { races: Array<{ raceId: string; startGroups: Array<{ status: string }> }> } };
     expect(body.eventResults.races.map((race) => race.raceId)).toEqual([RACE_1, RACE_1_RESAIL, RACE_2, RACE_3]);

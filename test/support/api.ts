@@ -2,6 +2,7 @@
 // distinguishes, and small helpers to call it over REST, Connect and gRPC.
 
 import { fromBinary } from "@bufbuild/protobuf";
+import { afterAll, beforeAll } from "vitest";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import type { Config } from "../../src/config.js";
 import { importScenario } from "../../src/scenario/import.js";
@@ -9,7 +10,7 @@ import type { Client, Scenario } from "../../src/domain/scenario.js";
 import type { Runtime, RuntimeConfig } from "../../src/runtime.js";
 import type { Pool } from "../../src/store/pool.js";
 import { startServer, type RunningServer } from "../../src/server.js";
-import type { TestDatabase } from "./database.js";
+import { useFreshDatabase, type TestDatabase } from "./database.js";
 import { testRuntime } from "./runtime.js";
 
 export const CLUB = "c1000000-0000-4000-8000-000000000001";
@@ -66,6 +67,50 @@ export async function startApi(db: TestDatabase, config: Partial<RuntimeConfig> 
       await server.close();
       await runtime.close();
     },
+  };
+}
+
+/** An API that `useApi` starts before the file's tests, with the file's database and a token. */
+export interface ApiUnderTest extends Api {
+  db: TestDatabase;
+  /** A token of the client `useApi` was given; "" when none. */
+  token: string;
+}
+
+/**
+ * The start of most API test files: a fresh database holding `scenario` (the identities
+ * when none is given), the API on real listeners before the tests and closed after
+ * them, and a token of `client` when one is named.
+ */
+export function useApi(options: { scenario?: () => Scenario; client?: string; config?: Partial<RuntimeConfig> } = {}): ApiUnderTest {
+  const db = useFreshDatabase();
+  let api: Api | undefined;
+  let token = "";
+  beforeAll(async () => {
+    await seedIdentities(db, options.scenario?.());
+    api = await startApi(db, options.config);
+    if (options.client) token = await tokenFor(api.url, options.client);
+  });
+  afterAll(() => api?.close());
+  const started = (): Api => {
+    if (!api) throw new Error("the API starts in beforeAll");
+    return api;
+  };
+  return {
+    db,
+    get url() {
+      return started().url;
+    },
+    get grpcUrl() {
+      return started().grpcUrl;
+    },
+    get runtime() {
+      return started().runtime;
+    },
+    get token() {
+      return token;
+    },
+    close: () => started().close(),
   };
 }
 
