@@ -57,6 +57,8 @@ export const NEAR_NOW_CACHE_CONTROL = `private, max-age=${NEAR_NOW_MAX_AGE_MS / 
 
 /** Errors, tokens and streams are never cached. */
 export const NO_STORE = "no-store";
+/** The token endpoint's `Pragma`, beside no-store, for HTTP/1.0 caches (RFC 6749 5.1). */
+export const PRAGMA_NO_CACHE = "no-cache";
 
 /** The OpenAPI document changes only with a release. */
 export const OPENAPI_CACHE_CONTROL = "public, max-age=300";

@@ -4,7 +4,7 @@
 // every answer says Cache-Control: no-store.
 
 import type { Logger } from "pino";
-import { NO_STORE } from "../cache-policy.js";
+import { NO_STORE, PRAGMA_NO_CACHE } from "../cache-policy.js";
 import { ApiError, retryAfter } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
@@ -97,7 +97,7 @@ export class TokenEndpoint {
 
 function noStore(): Record<string, string> {
   // RFC 6749 5.1: both, for HTTP/1.0 caches too.
-  return { "cache-control": NO_STORE, pragma: "no-cache" };
+  return { "cache-control": NO_STORE, pragma: PRAGMA_NO_CACHE };
 }
 
 function parseForm(request: TokenRequest): URLSearchParams {

@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
 import type { KnownOrigins } from "../auth/origins.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
-import { OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
+import { NO_STORE, OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
 import { describeRpcError, TRACE_ID_HEADER } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
 import { traceId, traceIdFrom } from "../services/context.js";
@@ -194,7 +194,7 @@ async function answerOptions(deps: GatewayDeps, methods: string, request: Fastif
     // A preflight's failure cannot be read by the page anyway: no grant, and the page tries again.
     deps.logger.warn({ err: error }, "CORS: known origins unavailable");
   }
-  return reply.code(204).headers({ allow: methods, "cache-control": "no-store", ...cors }).send();
+  return reply.code(204).headers({ allow: methods, "cache-control": NO_STORE, ...cors }).send();
 }
 
 /** Answers differ by the page asking: shared caches must keep them apart. */

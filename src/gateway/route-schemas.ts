@@ -6,7 +6,7 @@ import type { DescMethod, DescMethodUnary } from "@bufbuild/protobuf";
 import type { FastifySchema } from "fastify";
 // Brings the OpenAPI fields (summary, tags, security...) into FastifySchema.
 import type {} from "@fastify/swagger";
-import { NO_STORE as NO_STORE_VALUE, OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
+import { NO_STORE as NO_STORE_VALUE, OPENAPI_CACHE_CONTROL, PRAGMA_NO_CACHE } from "../cache-policy.js";
 import type { DataBucket } from "../limits/policy.js";
 import { callErrors, callPolicy } from "../services/call-policies.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
@@ -168,7 +168,7 @@ function lowerFirst(name: string): string {
 const VSCHARS = "^[\\x20-\\x7E]*$";
 const SCOPE_LIST = "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$";
 
-const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: [NO_STORE_VALUE] }), Pragma: header("For HTTP/1.0 caches.", { enum: ["no-cache"] }) };
+const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: [NO_STORE_VALUE] }), Pragma: header("For HTTP/1.0 caches.", { enum: [PRAGMA_NO_CACHE] }) };
 const tokenError = (description: string, headers: Record<string, JsonSchema> = {}) => ({
   description,
   headers: { ...TOKEN_ANSWER_HEADERS, ...ERROR_CORS, ...headers },

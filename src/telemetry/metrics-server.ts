@@ -4,6 +4,7 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { NO_STORE } from "../cache-policy.js";
 import { registry, startProcessMetrics } from "./metrics.js";
 
 export interface MetricsServer {
@@ -20,7 +21,7 @@ export async function startMetricsServer(host: string, port: number): Promise<Me
       return void response.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }).end("method not allowed\n");
     }
     registry.metrics().then(
-      (text) => response.writeHead(200, { "content-type": registry.contentType, "cache-control": "no-store" }).end(request.method === "HEAD" ? undefined : text),
+      (text) => response.writeHead(200, { "content-type": registry.contentType, "cache-control": NO_STORE }).end(request.method === "HEAD" ? undefined : text),
       (error: unknown) => response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`metrics failed: ${(error as Error).message}\n`),
     );
   });

@@ -1,6 +1,7 @@
 // The layers hold: the store is the bottom of the service (it imports nothing above
 // it and takes and returns plain records), and domain/ is pure vocabulary and
 // arithmetic (no I/O, no packages). Read from the sources' own import statements.
+// And a rule with one home stays there: no Cache-Control value outside the cache policy.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -43,5 +44,16 @@ describe("the layers", () => {
 
   it("keeps domain/ pure: it imports only domain/, no Node module and no package", () => {
     expect(violations("src/domain", (imported) => imported.startsWith("src/domain/"))).toEqual([]);
+  });
+});
+
+describe("the homes of rules", () => {
+  it("keeps every Cache-Control value in src/cache-policy.ts", () => {
+    const value = /["'`](?:no-store|no-cache|public|private|(?:public|private), [^"'`]*|[^"'`]*max-age=[^"'`]*)["'`]/;
+    const elsewhere = sources("src")
+      .filter((file) => file !== join("src", "cache-policy.ts"))
+      .flatMap((file) => readFileSync(join(ROOT, file), "utf8").split("\n").map((line, i) => ({ file, line, at: i + 1 })))
+      .filter(({ line }) => value.test(line) && !line.trimStart().startsWith("//") && !line.trimStart().startsWith("*"));
+    expect(elsewhere.map(({ file, at, line }) => `${file}:${at}: ${line.trim()}`)).toEqual([]);
   });
 });
