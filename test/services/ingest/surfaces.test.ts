@@ -127,6 +127,17 @@ describe("Connect JSON over HTTP/1.1", () => {
     expect(await response.json()).toMatchObject({ code: "resource_exhausted" });
   });
 
+  it.each(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"])("answers %s with a client error, never a 5xx, writing nothing", async (method) => {
+    const before = await snapshot(db.pool);
+    const response = await fetch(`${api.url}/${APPEND}?message=${encodeURIComponent("{}")}&encoding=json`, {
+      method,
+      headers: bearer(token),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    expect(await snapshot(db.pool)).toEqual(before);
+  });
+
   it("answers the guard's errors with ErrorInfo, like every other RPC", async () => {
     const reader = await tokenFor(api.url, "reader");
     const denied = await connectCall(api.url, APPEND, { raceId: IDS.race, startGroupId: IDS.group }, bearer(reader));
@@ -211,6 +222,60 @@ describe("gRPC (h2c) with a real client", () => {
     });
     expect(error.code).toBe(grpc.status.PERMISSION_DENIED);
     expect(errorInfo(error)).toMatchObject({ reason: "API_SCOPE_MISSING", metadata: { scope: "tracking:write" } });
+  });
+
+  it("StreamFixes runs the guard for each message: a client disabled meanwhile is stopped within 5 s", async () => {
+    const other = await tokenFor(api.url, "otherWriter");
+    const m = new grpc.Metadata();
+    m.set("authorization", `Bearer ${other}`);
+    const t = now() - 30_000;
+    const message = (k: number) =>
+      create(StreamFixesRequestSchema, {
+        raceId: IDS.otherRace,
+        startGroupId: IDS.otherGroup,
+        boats: [boatFixes(IDS.otherEntry, t + k * 1000, 1)],
+      });
+    let result: Promise<grpc.ServiceError | null>;
+    const call = await new Promise<grpc.ClientWritableStream<StreamFixesRequest>>((resolve) => {
+      let stream: grpc.ClientWritableStream<StreamFixesRequest>;
+      result = new Promise((done) => {
+        stream = client.makeClientStreamRequest(
+          "/racing.v1.IngestService/StreamFixes",
+          (message: StreamFixesRequest) => Buffer.from(toBinary(StreamFixesRequestSchema, message)),
+          (bytes: Buffer) => fromBinary(StreamFixesResponseSchema, bytes),
+          m,
+          (error) => done(error),
+        );
+      });
+      resolve(stream!);
+    });
+    call.write(message(0));
+    // Until the first message is committed.
+    for (let tries = 0; tries < 100; tries++) {
+      const [[row]] = await db.pool.query<import("mysql2").RowDataPacket[]>(
+        "SELECT 1 FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? AND f.t = ?",
+        [IDS.otherEntry, t],
+      );
+      if (row) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await db.pool.query("UPDATE api_clients SET disabled = TRUE WHERE client_id = 'otherWriter'");
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 5500));
+      call.write(message(1));
+      call.end();
+      const error = await result!;
+      expect(error?.code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(errorInfo(error!)).toMatchObject({ reason: "API_CLIENT_DISABLED" });
+      const [rows] = await db.pool.query<Array<{ t: number } & import("mysql2").RowDataPacket>>(
+        "SELECT f.t FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? AND f.t BETWEEN ? AND ? ORDER BY f.t",
+        [IDS.otherEntry, t, t + 5000],
+      );
+      // The message before the disable is committed; the one after is not.
+      expect(rows.map((r) => Number(r.t))).toEqual([t]);
+    } finally {
+      await db.pool.query("UPDATE api_clients SET disabled = FALSE WHERE client_id = 'otherWriter'");
+    }
   });
 
   it("a StreamFixes with no message answers zeros", async () => {
