@@ -29,12 +29,20 @@ export interface Config {
   redisUrl: string | undefined;
   /** An OpenAI-compatible chat-completions model phrasing insights; unset: template lines only. */
   insightsModel: ModelConfig | undefined;
+  /** OpenTelemetry traces exported over OTLP/HTTP; unset: no tracing at all. */
+  tracing: TracingConfig | undefined;
   /** Watch streams a client may hold open on one instance. */
   streamsPerClient: number;
   /** A Watch stream sends a heartbeat after this long without news. */
   streamHeartbeatMs: number;
   /** A Watch stream whose client leaves a message untaken this long is dropped. */
   streamStallMs: number;
+}
+
+export interface TracingConfig {
+  /** Where spans are sent: OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, as the OTLP spec builds it. */
+  tracesUrl: string;
+  serviceName: string;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -72,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustedProxies(env),
     redisUrl: redisUrl(env),
     insightsModel: insightsModel(env),
+    tracing: tracingConfig(env),
     streamsPerClient: integer(env, "STREAMS_PER_CLIENT", 10, 1, 10_000),
     streamHeartbeatMs: integer(env, "STREAM_HEARTBEAT_SECONDS", 15, 1, 300) * 1000,
     streamStallMs: integer(env, "STREAM_STALL_SECONDS", 30, 1, 3600) * 1000,
@@ -168,6 +177,24 @@ function insightsModel(env: NodeJS.ProcessEnv): ModelConfig | undefined {
     quotaPerHour: integer(env, "INSIGHTS_MODEL_QUOTA_PER_HOUR", 60, 0, 100_000),
     timeoutMs: integer(env, "INSIGHTS_MODEL_TIMEOUT_MS", 8000, 100, 60_000),
   };
+}
+
+/**
+ * The standard OpenTelemetry switches: traces are on when OTEL_EXPORTER_OTLP_ENDPOINT
+ * names a collector's OTLP/HTTP base URL; OTEL_SERVICE_NAME names the service
+ * (default race-api). The SDK's other OTEL_* variables (sampling, batching) it reads itself.
+ */
+export function tracingConfig(env: NodeJS.ProcessEnv): TracingConfig | undefined {
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!endpoint) return undefined;
+  let protocol = "";
+  try {
+    protocol = new URL(endpoint).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", "must be the http(s) base URL of an OTLP/HTTP collector, such as http://127.0.0.1:4318");
+  return { tracesUrl: `${endpoint.replace(/\/+$/, "")}/v1/traces`, serviceName: text(env, "OTEL_SERVICE_NAME", "race-api") };
 }
 
 function baseUrl(env: NodeJS.ProcessEnv, fallback: string): string {

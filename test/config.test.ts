@@ -19,6 +19,7 @@ describe("configuration", () => {
       trustProxy: [],
       redisUrl: undefined,
       insightsModel: undefined,
+      tracing: undefined,
       streamsPerClient: 10,
       streamHeartbeatMs: 15_000,
       streamStallMs: 30_000,
@@ -45,6 +46,8 @@ describe("configuration", () => {
       INSIGHTS_MODEL: "llama-3.1-8b",
       INSIGHTS_MODEL_API_KEY: "sk-local",
       INSIGHTS_MODEL_QUOTA_PER_HOUR: "120",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/",
+      OTEL_SERVICE_NAME: "race-api-eu",
       STREAMS_PER_CLIENT: "25",
       STREAM_HEARTBEAT_SECONDS: "5",
       STREAM_STALL_SECONDS: "60",
@@ -65,6 +68,7 @@ describe("configuration", () => {
       trustProxy: ["10.0.0.1", "192.168.0.0/16", "loopback"],
       redisUrl: "redis://cache:6379/2",
       insightsModel: { url: "http://127.0.0.1:8000/v1/chat/completions", model: "llama-3.1-8b", apiKey: "sk-local", quotaPerHour: 120, timeoutMs: 8000 },
+      tracing: { tracesUrl: "http://collector:4318/v1/traces", serviceName: "race-api-eu" },
       streamsPerClient: 25,
       streamHeartbeatMs: 5000,
       streamStallMs: 60_000,
@@ -95,6 +99,7 @@ describe("configuration", () => {
     ["TRUST_PROXY", "the-proxy", /TRUST_PROXY must list proxy addresses/],
     ["REDIS_URL", "http://cache", /REDIS_URL must use the redis: or rediss: scheme/],
     ["INSIGHTS_MODEL_URL", "ftp://model", /INSIGHTS_MODEL_URL must be the http\(s\) URL/],
+    ["OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318", /OTEL_EXPORTER_OTLP_ENDPOINT must be the http\(s\) base URL/],
   ])("refuses %s=%s, naming the variable", (name, value, message) => {
     let error: unknown;
     try {
@@ -105,6 +110,13 @@ describe("configuration", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(name);
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe("tracing", () => {
+  it("is off without OTEL_EXPORTER_OTLP_ENDPOINT, and names the service race-api by default", () => {
+    expect(loadConfig({ OTEL_SERVICE_NAME: "only-a-name" }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example:4318" }).tracing).toEqual({ tracesUrl: "https://otel.example:4318/v1/traces", serviceName: "race-api" });
   });
 });
 

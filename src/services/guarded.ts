@@ -13,6 +13,7 @@ import { TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
 import type { RateLimits } from "../limits/rate-limits.js";
 import { callPolicy, type CallPolicy } from "./call-policies.js";
+import { rpcSpan, tracingOn } from "../telemetry/tracing.js";
 import { callerAddress, traceId } from "./context.js";
 
 export interface GuardedDeps {
@@ -26,7 +27,7 @@ export type GuardedHandler<I, O> = (request: I, caller: Caller, context: Handler
 /** The RPC `method` under its call policy (call-policies.ts). */
 export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: GuardedHandler<I, O>): (request: I, context: HandlerContext) => Promise<O> {
   const policy = callPolicy(method);
-  return async (request, context) => {
+  const call = async (request: I, context: HandlerContext): Promise<O> => {
     const trace = context.values.get(traceId);
     context.responseHeader.set(TRACE_ID_HEADER, trace);
     try {
@@ -34,6 +35,14 @@ export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: Gu
     } catch (error) {
       throw rpcError(error, trace, deps.logger, context);
     }
+  };
+  return (request, context) => {
+    if (!tracingOn) return call(request, context);
+    // Traced, the call's trace id is its span's (the incoming traceparent's when valid).
+    return rpcSpan(method, context.requestHeader.get("traceparent"), (spanTraceId) => {
+      context.values.set(traceId, spanTraceId);
+      return call(request, context);
+    });
   };
 }
 

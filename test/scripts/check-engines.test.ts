@@ -49,7 +49,7 @@ describe("check-engines", () => {
   it("passes this repository's install", async () => {
     const { code, stdout } = await check();
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^engines: \d+ installed packages accept node 20 \(20\.0\.0 and later 20\.x releases\)/);
+    expect(stdout).toMatch(/^engines: \d+ installed packages accept node 20 \(20\.6\.0 and later 20\.x releases\)/);
   });
 
   it("fails on a runtime dependency that wants a newer Node, and names it", async () => {

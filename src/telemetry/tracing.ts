@@ -1,0 +1,81 @@
+// OpenTelemetry traces: a span for each HTTP request (instrumentation-http, which also
+// honours an incoming W3C traceparent), one for each RPC (rpcSpan, on every surface:
+// REST, Connect, gRPC-Web, gRPC) and one for each mysql2 query (instrumentation-mysql2),
+// exported over OTLP/HTTP. On only when OTEL_EXPORTER_OTLP_ENDPOINT is set (config.ts);
+// bin/race-api.js starts it before anything loads http or mysql2, which the
+// instrumentations patch as they load. Off, the SDK is never loaded and every hook here
+// is one test of `tracingOn`.
+
+import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { DescMethod } from "@bufbuild/protobuf";
+import { ConnectError } from "@connectrpc/connect";
+import { ApiError, describeRpcError } from "../errors/api-error.js";
+import { tracingConfig, type TracingConfig } from "../config.js";
+
+export let tracingOn = false;
+
+const tracer = trace.getTracer("race-api");
+
+/** Starts the SDK when the environment asks for traces; returns what flushes and stops it. */
+export async function startTracingFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<(() => Promise<void>) | undefined> {
+  const settings = tracingConfig(env);
+  return settings ? startTracing(settings) : undefined;
+}
+
+export async function startTracing(settings: TracingConfig): Promise<() => Promise<void>> {
+  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { MySQL2Instrumentation }] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/instrumentation-http"),
+    import("@opentelemetry/instrumentation-mysql2"),
+  ]);
+  const sdk = new NodeSDK({
+    serviceName: settings.serviceName,
+    traceExporter: new OTLPTraceExporter({ url: settings.tracesUrl }),
+    instrumentations: [
+      // Prometheus scrapes are not requests of the API.
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => request.url === "/metrics" }),
+      new MySQL2Instrumentation(),
+    ],
+  });
+  sdk.start();
+  tracingOn = true;
+  return async () => {
+    tracingOn = false;
+    await sdk.shutdown();
+  };
+}
+
+/** The trace id of the span the caller runs in, if tracing is on and there is one. */
+export function activeTraceId(): string | undefined {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && isSpanContextValid(span) ? span.traceId : undefined;
+}
+
+/**
+ * Runs an RPC in a span of its own: a child of the HTTP request's span, or, on the
+ * gRPC listener (HTTP/2, which instrumentation-http does not see), a server span under
+ * the caller's traceparent. `work` gets the span's trace id, the one its answers show.
+ */
+export function rpcSpan<T>(method: DescMethod, traceparent: string | null, work: (traceId: string) => Promise<T>): Promise<T> {
+  const active = context.active();
+  const inRequest = trace.getSpan(active) !== undefined;
+  const parent = inRequest || !traceparent ? active : propagation.extract(active, { traceparent });
+  const attributes = { "rpc.system": "connect_rpc", "rpc.service": method.parent.typeName, "rpc.method": method.name };
+  return tracer.startActiveSpan(`${method.parent.typeName}/${method.name}`, { kind: inRequest ? SpanKind.INTERNAL : SpanKind.SERVER, attributes }, parent, async (span) => {
+    try {
+      return await work(span.spanContext().traceId);
+    } catch (error) {
+      span.setAttribute("race_api.error_code", errorCode(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+function errorCode(error: unknown): string {
+  if (error instanceof ApiError) return error.code;
+  return error instanceof ConnectError ? describeRpcError(error).code : "INTERNAL_ERROR";
+}
