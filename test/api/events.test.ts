@@ -1,14 +1,15 @@
 // GET /api/v1/events and EventService.ListEvents: paging, order, visibility, validators.
+// No rule here needs a socket: REST goes through Fastify's inject, the RPC through
+// Connect's in-memory transport (support/in-process.ts).
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Event } from "../../src/domain/scenario.js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { EventService } from "../../gen/racing/v1/event_pb.js";
+import type { Event, Scenario } from "../../src/domain/scenario.js";
 import { importScenario } from "../../src/scenario/import.js";
-import { useFreshDatabase } from "../support/database.js";
-import { bearer, CLUB, CO_HOST_CLUB, connectCall, connectError, identityScenario, OTHER_CLUB, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
-
-const db = useFreshDatabase();
-let api: Api;
-let token: string;
+import { bearer, CLUB, CO_HOST_CLUB, identityScenario, OTHER_CLUB } from "../support/api.js";
+import { useInProcessApi } from "../support/in-process.js";
 
 const id = (n: number) => `e0000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 function event(n: number, clubId: string, startDate: string | null, extra: Partial<Event> = {}): Event {
@@ -30,18 +31,18 @@ const HIDDEN = [
   event(9, OTHER_CLUB, "2026-10-01T10:00:00Z"),
 ];
 
-beforeAll(async () => {
+function shuffledScenario(): Scenario {
   const scenario = identityScenario();
   // Shuffled on purpose: the order must come from the rule, not from insertion.
   scenario.events = [HIDDEN[0]!, VISIBLE[4]!, VISIBLE[2]!, HIDDEN[2]!, VISIBLE[0]!, VISIBLE[5]!, VISIBLE[3]!, HIDDEN[1]!, VISIBLE[1]!];
-  await seedIdentities(db, scenario);
-  api = await startApi(db);
-  token = await tokenFor(api.url, "overlay");
-});
-afterAll(() => api?.close());
+  return scenario;
+}
+
+const api = useInProcessApi({ scenario: shuffledScenario, client: "overlay" });
+const db = api.db;
 
 async function list(query = "", headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${api.url}/api/v1/events${query}`, { headers: { ...bearer(token), ...headers } });
+  return api.fetch(`/api/v1/events${query}`, { headers: { ...bearer(api.token), ...headers } });
 }
 
 describe("the events list", () => {
@@ -80,9 +81,9 @@ describe("the events list", () => {
 
   it("shows a co-hosting club the events it co-hosts, and another club none of this club's", async () => {
     await importScenario(db.pool, { format: "race-scenario/v1", clubs: [], clients: [], events: [event(10, CLUB, "2026-01-01T00:00:00Z", { coHostClubIds: [CO_HOST_CLUB] })] });
-    const coHost = (await (await fetch(`${api.url}/api/v1/events`, { headers: bearer(await tokenFor(api.url, "coHost")) })).json()) as { items: Array<{ id: string }> };
+    const coHost = (await (await api.fetch("/api/v1/events", { headers: bearer(await api.tokenFor("coHost")) })).json()) as { items: Array<{ id: string }> };
     expect(coHost.items.map((item) => item.id)).toEqual([id(10)]);
-    const other = (await (await fetch(`${api.url}/api/v1/events`, { headers: bearer(await tokenFor(api.url, "other")) })).json()) as { items: Array<{ id: string }> };
+    const other = (await (await api.fetch("/api/v1/events", { headers: bearer(await api.tokenFor("other")) })).json()) as { items: Array<{ id: string }> };
     expect(other.items.map((item) => item.id)).toEqual([id(9), id(3)]);
   });
 
@@ -123,10 +124,13 @@ describe("paging parameters", () => {
   });
 
   it("refuses out-of-range values over Connect with the same code", async () => {
-    const error = await connectError(await connectCall(api.url, "racing.v1.EventService/ListEvents", { pageSize: 101 }, bearer(token)));
-    expect(error).toMatchObject({ code: "invalid_argument", reason: "API_PARAM_INVALID", metadata: { name: "pageSize" } });
-    const page = await connectError(await connectCall(api.url, "racing.v1.EventService/ListEvents", { page: 0 }, bearer(token)));
-    expect(page).toMatchObject({ reason: "API_PARAM_INVALID", metadata: { name: "page" } });
+    const events = api.client(EventService);
+    const refusal = async (request: { page?: number; pageSize?: number }) => {
+      const error = ConnectError.from(await events.listEvents(request, { headers: bearer(api.token) }).catch((thrown: unknown) => thrown));
+      return { code: error.code, info: error.findDetails(ErrorInfoSchema)[0] };
+    };
+    expect(await refusal({ pageSize: 101 })).toMatchObject({ code: Code.InvalidArgument, info: { reason: "API_PARAM_INVALID", metadata: { name: "pageSize" } } });
+    expect(await refusal({ page: 0 })).toMatchObject({ code: Code.InvalidArgument, info: { reason: "API_PARAM_INVALID", metadata: { name: "page" } } });
   });
 
   it("accepts the bounds", async () => {
@@ -164,9 +168,9 @@ describe("reach", () => {
   it("pages through at most 1000 events, while totalItems counts them all", async () => {
     const many = Array.from({ length: 1000 }, (_, i) => event(100 + i, OTHER_CLUB, `2020-01-01T00:${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z`));
     await importScenario(db.pool, { format: "race-scenario/v1", clubs: [], clients: [], events: many });
-    const otherToken = await tokenFor(api.url, "other");
+    const otherToken = await api.tokenFor("other");
     const page = async (n: number) =>
-      (await (await fetch(`${api.url}/api/v1/events?page=${n}&pageSize=100`, { headers: bearer(otherToken) })).json()) as { items: unknown[]; nextPage: number | null; totalItems: number };
+      (await (await api.fetch(`/api/v1/events?page=${n}&pageSize=100`, { headers: bearer(otherToken) })).json()) as { items: unknown[]; nextPage: number | null; totalItems: number };
     const tenth = await page(10);
     expect(tenth.totalItems).toBe(1002);
     expect(tenth.items).toHaveLength(100);
