@@ -89,10 +89,16 @@ export class TokenEndpoint {
     const tokenError = classify(error, this.deps.logger, { endpoint: "token" });
     const spec = ERROR_CODES[tokenError.code];
     const headers = { ...noStore(), ...tokenError.headers, ...retryAfter(tokenError.code) };
-    const body: Record<string, unknown> = { error: OAUTH_ERROR[tokenError.code] ?? ("oauthError" in spec ? spec.oauthError : "invalid_request"), code: tokenError.code };
+    const body: Record<string, unknown> = { error: oauthErrorOf(tokenError.code), code: tokenError.code };
     if (spec.params.length > 0) body.params = tokenError.params;
     return { status: TOKEN_STATUS[tokenError.code] ?? spec.status, headers, body };
   }
+}
+
+/** The RFC 6749 `error` the token endpoint answers `code` with. */
+export function oauthErrorOf(code: ErrorCode): string {
+  const spec = ERROR_CODES[code];
+  return OAUTH_ERROR[code] ?? ("oauthError" in spec ? spec.oauthError : "invalid_request");
 }
 
 function noStore(): Record<string, string> {

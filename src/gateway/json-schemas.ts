@@ -260,7 +260,7 @@ const PARAMS: JsonSchema = {
   description: "Present only for codes that carry parameters.",
 };
 
-const problem = component("Problem", {
+export const problem = component("Problem", {
   type: "object",
   description: "RFC 9457 problem details. There is no title or detail: code is the contract, and type links to its documentation.",
   required: ["type", "status", "code", "traceId"],
@@ -280,7 +280,8 @@ const tokenResponse = component("TokenResponse", object({
   scope: { type: "string", maxLength: 1000, description: "The granted scopes, space-separated." },
 }));
 
-const tokenError = component("TokenError", {
+/** Not a component: each token error answer narrows it to its own codes (route-schemas.ts). */
+export const tokenError: JsonSchema = {
   type: "object",
   description: "RFC 6749 section 5.2 error, with the API's code next to it.",
   required: ["error", "code"],
@@ -289,7 +290,7 @@ const tokenError = component("TokenError", {
     code: { type: "string", enum: errorCodes },
     params: PARAMS,
   },
-});
+};
 
 /** Every component, for app.addSchema: the serialisers and the document resolve `ref()`s against them. */
 export const COMPONENT_SCHEMAS: readonly JsonSchema[] = [
@@ -298,5 +299,5 @@ export const COMPONENT_SCHEMAS: readonly JsonSchema[] = [
   insightBoat, insight, insights,
   trackBoat, trackPage,
   resultRow, startGroupResults, raceResults, eventResults,
-  scopeList, problem, tokenResponse, tokenError,
+  scopeList, problem, tokenResponse,
 ];

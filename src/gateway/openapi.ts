@@ -6,7 +6,7 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { SCOPES } from "../auth/scopes.js";
 import { TOKEN_LIFETIME_SECONDS } from "../auth/tokens.js";
-import { SECURITY_SCHEME } from "./route-schemas.js";
+import { ERRORS_URL_PLACEHOLDER, SECURITY_SCHEME } from "./route-schemas.js";
 
 export const API_TITLE = "Race Tracking API";
 export const API_VERSION = "1.0.0";
@@ -57,11 +57,30 @@ export function openApiOptions(publicBaseUrl: string, errorsUrl: string): Fastif
     hideUntagged: true,
     // Components keep their names (RaceLive, Problem...) rather than def-0, def-1...
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
-    transformObject: (document) => withRequiredHeaders(("openapiObject" in document ? document.openapiObject : {}) as Document) as object,
+    transformObject: (document) =>
+      withErrorsUrl(withRequiredHeaders(("openapiObject" in document ? document.openapiObject : {}) as Document), errorsUrl) as object,
   };
 }
 
-type Document = { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, { required?: boolean; schema: Record<string, unknown> }> }> }>> };
+type Example = { value?: { type?: unknown } };
+type Response = { headers?: Record<string, { required?: boolean; schema: Record<string, unknown> }>; content?: Record<string, { examples?: Record<string, Example> }> };
+type Document = { paths?: Record<string, Record<string, { responses?: Record<string, Response> }>> };
+
+/** Error examples link their code's documentation: `{errors_url}#<code>` (route-schemas.ts). */
+function withErrorsUrl(document: Document, errorsUrl: string): Document {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        for (const media of Object.values(response.content ?? {})) {
+          for (const example of Object.values(media.examples ?? {})) {
+            if (typeof example.value?.type === "string") example.value.type = example.value.type.replace(ERRORS_URL_PLACEHOLDER, errorsUrl);
+          }
+        }
+      }
+    }
+  }
+  return document;
+}
 
 /** Moves each header schema's `x-always` (route-schemas.ts) to the header's own `required`. */
 function withRequiredHeaders(document: Document): Document {

@@ -9,8 +9,9 @@ import type {} from "@fastify/swagger";
 import { NO_STORE as NO_STORE_VALUE, OPENAPI_CACHE_CONTROL, PRAGMA_NO_CACHE } from "../cache-policy.js";
 import type { DataBucket } from "../limits/policy.js";
 import { callErrors, callPolicy } from "../services/call-policies.js";
+import { oauthErrorOf } from "../auth/token-endpoint.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
-import { ref, type JsonSchema } from "./json-schemas.js";
+import { problem, ref, tokenError as tokenErrorSchema, type JsonSchema } from "./json-schemas.js";
 import { PROBLEM_CONTENT_TYPE } from "./problem.js";
 
 export const SECURITY_SCHEME = "oauth2";
@@ -73,8 +74,8 @@ export function dataRouteSchema(route: DataRouteDocs): FastifySchema {
     response: {
       200: { description: "OK", headers: { ...freshness, ...DATA_CORS }, content: { "application/json": { schema: ref(route.body) } } },
       304: { description: "Not Modified: If-None-Match matched. Same validators and freshness as the 200 it stands for, no body.", type: "null", headers: { ...freshness, ...DATA_CORS } },
-      ...errorResponses(callErrors(policy)),
-      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], ERROR_CORS),
+      ...errorResponses(callErrors(policy), exampleParams(policy.scope, route.querystring)),
+      "4XX": OTHER_CLIENT_ERRORS,
     },
   };
 }
@@ -98,7 +99,7 @@ export function streamRouteSchema(route: StreamRouteDocs): FastifySchema {
     summary: route.summary,
     description: `${route.description}
 
-Each event is \`id: <event id>\`, \`event: ${route.eventName}\` and one \`data:\` line holding the ${route.body} JSON the polled endpoint answers at that moment. A comment line \`: heartbeat\` comes when nothing changed for a while (15 s by default). Reconnect with the \`Last-Event-ID\` header: the last state you saw is not sent again, a newer one at once. The token goes in the Authorization header only, so a web page reads the stream with fetch and a streaming body reader, not EventSource (which cannot send headers). Opening counts as one call against the ${bucketName(policy.bucket)} bucket; a client may hold a bounded number of open streams per server (10 by default; 429 RATE_LIMIT_EXCEEDED beyond). The guard runs again every second: a disabled, expired or rotated client, a removed scope or an expired token ends the stream within 5 seconds with an \`event: error\` whose data is the problem. A client that reads nothing for 30 s (by default) is dropped. On shutdown the stream ends; reconnect.
+Each event is \`id: <event id>\`, \`event: ${route.eventName}\` and one \`data:\` line holding the ${route.body} JSON the polled endpoint answers at that moment. A comment line \`: heartbeat\` comes when nothing changed for a while (15 s by default). Reconnect with the \`Last-Event-ID\` header: the last state you saw is not sent again, a newer one at once. The token goes in the Authorization header only, so a web page reads the stream with fetch and a streaming body reader, not EventSource (which cannot send headers). In this reference, "Try it out" shows the first 5 seconds of the stream, then closes it. Opening counts as one call against the ${bucketName(policy.bucket)} bucket; a client may hold a bounded number of open streams per server (10 by default; 429 RATE_LIMIT_EXCEEDED beyond). The guard runs again every second: a disabled, expired or rotated client, a removed scope or an expired token ends the stream within 5 seconds with an \`event: error\` whose data is the problem. A client that reads nothing for 30 s (by default) is dropped. On shutdown the stream ends; reconnect.
 
 Scope: ${policy.scope}.`,
     tags: [route.tag],
@@ -122,22 +123,71 @@ Scope: ${policy.scope}.`,
           },
         },
       },
-      ...errorResponses(callErrors(policy)),
-      "4XX": problemResponse("Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.", [], ERROR_CORS),
+      ...errorResponses(callErrors(policy), exampleParams(policy.scope, route.querystring)),
+      "4XX": OTHER_CLIENT_ERRORS,
     },
   };
 }
 
-/** One response per status, its body a problem whose code is one of those this call can answer. */
-function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema> {
+/**
+ * Replaced by `{errors_url}` in the served document (openapi.ts): the route schemas are
+ * built once, before any configuration is known.
+ */
+export const ERRORS_URL_PLACEHOLDER = "ERRORS_URL";
+const EXAMPLE_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+/** Values of `params` in the examples of a call's errors: the scope it needs, its first query parameter. */
+function exampleParams(scope: string | null, querystring: JsonSchema | undefined): Record<string, string> {
+  const firstParameter = Object.keys((querystring?.properties as Record<string, unknown> | undefined) ?? {})[0];
+  return { scope: scope ?? "tracking:read", name: firstParameter ?? "page" };
+}
+
+/** One problem body as the call answers it, with its documented status, code and params. */
+function problemExample(code: ErrorCode, params: Record<string, string>, status: number = ERROR_CODES[code].status): JsonSchema {
+  const spec = ERROR_CODES[code];
+  const value: Record<string, unknown> = { type: `${ERRORS_URL_PLACEHOLDER}#${code}`, status, code };
+  if (spec.params.length > 0) value.params = Object.fromEntries(spec.params.map((name) => [name, params[name] ?? ""]));
+  value.traceId = EXAMPLE_TRACE_ID;
+  return { summary: `${status} ${code}`, value };
+}
+
+/**
+ * One response per status, its body a problem whose status and code are those this
+ * call can answer there. The schema is the Problem component with `status` and `code`
+ * narrowed in place rather than by `allOf` (Swagger UI builds its example from the first
+ * branch alone, which showed every error as 400 API_TOKEN_REQUEST_INVALID), and each
+ * code has a named example.
+ */
+function errorResponses(codes: readonly ErrorCode[], params: Record<string, string>): Record<string, JsonSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   const responses: Record<string, JsonSchema> = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[status] = problemResponse(statusCodes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n"), statusCodes, errorHeaders(status, statusCodes));
+    responses[status] = {
+      description: statusCodes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n"),
+      headers: errorHeaders(status, statusCodes),
+      content: {
+        [PROBLEM_CONTENT_TYPE]: {
+          schema: narrowed(problem, { status: { type: "integer", format: "int32", enum: [status] }, code: { type: "string", enum: statusCodes } }),
+          examples: Object.fromEntries(statusCodes.map((code) => [code, problemExample(code, params)])),
+        },
+      },
+    };
   }
   return responses;
 }
+
+/** A component's schema with some properties replaced, inline: what Swagger UI reads whole. */
+function narrowed(component: JsonSchema, properties: Record<string, JsonSchema>): JsonSchema {
+  const { $id: _id, ...schema } = component;
+  return { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), ...properties } };
+}
+
+const OTHER_CLIENT_ERRORS: JsonSchema = {
+  description: "Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.",
+  headers: ERROR_CORS,
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem"), examples: { API_ROUTE_NOT_FOUND: problemExample("API_ROUTE_NOT_FOUND", {}) } } },
+};
 
 function errorHeaders(status: number, codes: readonly ErrorCode[]): Record<string, JsonSchema> {
   const headers: Record<string, JsonSchema> = { "Cache-Control": NO_STORE, "X-Trace-Id": TRACE_ID, ...ERROR_CORS };
@@ -149,11 +199,6 @@ function errorHeaders(status: number, codes: readonly ErrorCode[]): Record<strin
   if (status === 429) Object.assign(headers, RATE_LIMIT_HEADERS(true));
   else if (status === 400 || status === 404 || status === 503) Object.assign(headers, RATE_LIMIT_HEADERS(false));
   return headers;
-}
-
-function problemResponse(description: string, codes: readonly ErrorCode[], headers: Record<string, JsonSchema>): JsonSchema {
-  const schema = codes.length > 0 ? { allOf: [ref("Problem"), { properties: { code: { enum: codes } } }] } : ref("Problem");
-  return { description, headers, content: { [PROBLEM_CONTENT_TYPE]: { schema } } };
 }
 
 function bucketName(bucket: DataBucket): string {
@@ -169,12 +214,23 @@ const VSCHARS = "^[\\x20-\\x7E]*$";
 const SCOPE_LIST = "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$";
 
 const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: [NO_STORE_VALUE] }), Pragma: header("For HTTP/1.0 caches.", { enum: [PRAGMA_NO_CACHE] }) };
-const tokenError = (description: string, headers: Record<string, JsonSchema> = {}) => ({
-  description,
+/** A token endpoint error answer: its codes' RFC 6749 bodies, narrowed and with an example each, as for problems. */
+const tokenError = (codes: readonly ErrorCode[], headers: Record<string, JsonSchema> = {}) => ({
+  description: codes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n"),
   headers: { ...TOKEN_ANSWER_HEADERS, ...ERROR_CORS, ...headers },
-  content: { "application/json": { schema: ref("TokenError") } },
+  content: {
+    "application/json": {
+      schema: narrowed(tokenErrorSchema, { error: { type: "string", enum: [...new Set(codes.map(oauthErrorOf))] }, code: { type: "string", enum: codes } }),
+      examples: Object.fromEntries(
+        codes.map((code) => {
+          const value: Record<string, unknown> = { error: oauthErrorOf(code), code };
+          if (ERROR_CODES[code].params.length > 0) value.params = { scope: "results:read" };
+          return [code, { summary: `${code}`, value }];
+        }),
+      ),
+    },
+  },
 });
-const reasons = (codes: readonly ErrorCode[]) => codes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n");
 
 /**
  * POST /api/v1/oauth/token. The token endpoint answers a malformed form with its own
@@ -201,11 +257,11 @@ export const TOKEN_ROUTE_SCHEMA: FastifySchema = {
   },
   response: {
     200: { description: "The token.", headers: { ...TOKEN_ANSWER_HEADERS, ...CORS("Origin", "the client or its club allows that origin") }, content: { "application/json": { schema: ref("TokenResponse") } } },
-    400: tokenError(reasons(["API_TOKEN_REQUEST_INVALID", "API_GRANT_TYPE_UNSUPPORTED", "API_SCOPE_INVALID", "API_CLIENT_DISABLED", "API_CLIENT_EXPIRED", "API_IP_NOT_ALLOWED"])),
-    401: tokenError(reasons(["API_CLIENT_CREDENTIALS_INVALID"]), { "WWW-Authenticate": header("When the credentials came with HTTP Basic.", { enum: ['Basic realm="race-api"'] }, false) }),
-    429: tokenError(reasons(["RATE_LIMIT_EXCEEDED"]), { "Retry-After": RETRY_AFTER(ERROR_CODES.RATE_LIMIT_EXCEEDED.retryAfterSeconds), ...RATE_LIMIT_HEADERS(true) }),
-    500: tokenError(reasons(["INTERNAL_ERROR"])),
-    503: tokenError(reasons(["API_UNAVAILABLE"]), { "Retry-After": RETRY_AFTER(ERROR_CODES.API_UNAVAILABLE.retryAfterSeconds) }),
+    400: tokenError(["API_TOKEN_REQUEST_INVALID", "API_GRANT_TYPE_UNSUPPORTED", "API_SCOPE_INVALID", "API_CLIENT_DISABLED", "API_CLIENT_EXPIRED", "API_IP_NOT_ALLOWED"]),
+    401: tokenError(["API_CLIENT_CREDENTIALS_INVALID"], { "WWW-Authenticate": header("When the credentials came with HTTP Basic.", { enum: ['Basic realm="race-api"'] }, false) }),
+    429: tokenError(["RATE_LIMIT_EXCEEDED"], { "Retry-After": RETRY_AFTER(ERROR_CODES.RATE_LIMIT_EXCEEDED.retryAfterSeconds), ...RATE_LIMIT_HEADERS(true) }),
+    500: tokenError(["INTERNAL_ERROR"]),
+    503: tokenError(["API_UNAVAILABLE"], { "Retry-After": RETRY_AFTER(ERROR_CODES.API_UNAVAILABLE.retryAfterSeconds) }),
   },
 };
 

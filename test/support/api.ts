@@ -55,10 +55,13 @@ export interface Api {
   close(): Promise<void>;
 }
 
-/** `db.pool` unless `pool` is given (e.g. one with a short statement time limit). */
-export async function startApi(db: TestDatabase, config: Partial<RuntimeConfig> = {}, pool: Pool = db.pool): Promise<Api> {
+/**
+ * `db.pool` unless `pool` is given (e.g. one with a short statement time limit); a free
+ * port unless `port` is given (a page that must reach the API at its PUBLIC_BASE_URL).
+ */
+export async function startApi(db: TestDatabase, config: Partial<RuntimeConfig> = {}, pool: Pool = db.pool, port = 0): Promise<Api> {
   const runtime = await testRuntime({ ...db, pool }, config);
-  const server: RunningServer = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 } satisfies Pick<Config, "host" | "port" | "grpcPort">, runtime);
+  const server: RunningServer = await startServer({ host: "127.0.0.1", port, grpcPort: 0 } satisfies Pick<Config, "host" | "port" | "grpcPort">, runtime);
   return {
     url: server.httpUrl,
     grpcUrl: server.grpcUrl,
