@@ -4,6 +4,7 @@
 import { parseArgs } from "node:util";
 import { pino, type Logger } from "pino";
 import { CLIENTS_USAGE, clientsCommand } from "./clients-cli.js";
+import { FEED_USAGE, feedCommand } from "./feed-cli.js";
 import { KEYS_USAGE, keysCommand } from "./keys-cli.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { buildApp } from "./app.js";
@@ -25,6 +26,8 @@ Commands:
   clients ...     create, list and change API clients (race-api clients --help)
   keys ...        list, rotate and retire the token signing keys (race-api keys --help)
   demo            local database, a simulated live race, credentials and a server: try it out
+  feed ...        feed a simulated race into a running server through IngestService,
+                  in real time or faster (race-api feed --help)
   openapi         print the OpenAPI 3.1 document of /api/v1 (needs no database)
 
 Without DATABASE_URL the commands use a local MariaDB on 127.0.0.1:3306, installing and
@@ -39,8 +42,8 @@ const NEVER_CONNECTED_DATABASE = "mysql://unused@127.0.0.1:1/unused";
 export async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: "boolean", short: "h" } } });
   const [command, ...rest] = positionals;
-  if (values.help && (command === "clients" || command === "keys")) {
-    process.stdout.write(command === "clients" ? CLIENTS_USAGE : KEYS_USAGE); // before loadConfig: help needs no database
+  if (values.help && (command === "clients" || command === "keys" || command === "feed")) {
+    process.stdout.write(command === "clients" ? CLIENTS_USAGE : command === "keys" ? KEYS_USAGE : FEED_USAGE); // before loadConfig: help needs no database
     return 0;
   }
   if (values.help || command === undefined || command === "help") {
@@ -61,6 +64,9 @@ export async function main(argv: string[]): Promise<number> {
         return await importFile(config, rest);
       case "demo":
         return await runDemo(config);
+      case "feed":
+        // Its own options, and no database: it talks to a server.
+        return await feedCommand(argv.slice(argv.indexOf(command) + 1));
       case "openapi":
         return await printOpenApiDocument(config);
       case "clients":

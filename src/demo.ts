@@ -1,6 +1,8 @@
 // `race-api demo`: a local database, a simulated race already a few minutes past its
-// gun and replayed live, API credentials, and a running server, with commands to
-// paste. Ctrl-C stops it cleanly.
+// gun, API credentials, and a running server, with commands to paste. The race so far
+// is imported; from then on it is fed live through IngestService over gRPC by a
+// tracking:write client of the demo's own, as a club's tracking platform would feed it.
+// Ctrl-C stops it cleanly.
 
 import { randomBytes } from "node:crypto";
 import { pino } from "pino";
@@ -9,7 +11,8 @@ import { importScenario } from "./scenario/import.js";
 import type { Scenario } from "./domain/scenario.js";
 import { createRuntime, servingPoolOptions } from "./runtime.js";
 import { startServer } from "./server.js";
-import { startReplay } from "./sim/replay.js";
+import { createIngestClient } from "./ingest-client.js";
+import { startFeed, type FeedTotals } from "./sim/feed.js";
 import { simulateScenario } from "./sim/simulate.js";
 import { sliceScenario } from "./sim/slice.js";
 import { createDatabase, dropDatabase, resolveDatabaseUrl } from "./store/database.js";
@@ -22,6 +25,7 @@ const DEMO_DATABASE = "race_api_demo";
 const MINUTES_SINCE_GUN = 8;
 const DEMO_CLIENT_ID = "demo-overlay";
 const DEMO_SCOPES = ["tracking:read", "events:read", "results:read"];
+const FEED_CLIENT_ID = "demo-feed";
 
 export async function runDemo(config: Config): Promise<number> {
   const say = (line: string) => console.log(line);
@@ -42,18 +46,24 @@ export async function runDemo(config: Config): Promise<number> {
     // A configured database may hold earlier demo runs: a new seed gives this run its own ids.
     const race = simulateScenario({ seed: config.databaseUrl ? `demo-${now}` : "demo", gunMs: now - MINUTES_SINCE_GUN * 60_000 });
     const clientSecret = randomBytes(24).toString("base64url");
-    race.clients = [{ clientId: DEMO_CLIENT_ID, clientSecret, clubId: race.clubs[0]!.id, name: "Demo overlay", scopes: DEMO_SCOPES }];
+    const feedSecret = randomBytes(24).toString("base64url");
+    race.clients = [
+      { clientId: DEMO_CLIENT_ID, clientSecret, clubId: race.clubs[0]!.id, name: "Demo overlay", scopes: DEMO_SCOPES },
+      { clientId: FEED_CLIENT_ID, clientSecret: feedSecret, clubId: race.clubs[0]!.id, name: "Demo live feed", scopes: ["tracking:write"] },
+    ];
 
     say("Loading the demo club, event and the race so far ...");
     await importScenario(pool, sliceScenario(race, null, now));
-    const replay = startReplay(pool, race, now, (error) => log.error({ err: error }, "replay import failed"));
     const runtime = await createRuntime(config, pool, log);
     const server = await startServer(config, runtime);
+    const client = createIngestClient({ url: server.httpUrl, grpcUrl: server.grpcUrl, clientId: FEED_CLIENT_ID, clientSecret: feedSecret });
+    const feed = startFeed(client, race, { fromMs: now, onError: (error) => log.error({ err: error }, "live feed call failed") });
     say(instructions(race, clientSecret, server.httpUrl, server.grpcUrl));
 
     const signal = await untilStopSignal();
-    say(`\n${signal}: stopping the replay and the server ...`);
-    await replay.stop();
+    say(`\n${signal}: stopping the live feed and the server ...`);
+    await feed.stop();
+    say(feedSummary(feed.totals));
     await server.close();
     await runtime.close();
     say("Stopped.");
@@ -81,6 +91,9 @@ Race tracking API demo is running. Ctrl-C stops it.
                client_secret ${clientSecret}
                scopes ${DEMO_SCOPES.join(" ")}
 
+  Live feed    every second, each start group's new fixes, wind, live order, finishes and state
+               through IngestService over gRPC (${grpcUrl}) as client_id ${FEED_CLIENT_ID} (scope tracking:write)
+
 Try:
   TOKEN=$(curl -s -u ${DEMO_CLIENT_ID}:${clientSecret} -d grant_type=client_credentials ${httpUrl}/api/v1/oauth/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
   curl -s -H "Authorization: Bearer $TOKEN" ${httpUrl}/api/v1/events
@@ -93,4 +106,10 @@ Try:
   curl -s ${httpUrl}/readyz
 Error codes: ${httpUrl}/docs/errors
 `;
+}
+
+function feedSummary(totals: FeedTotals): string {
+  const rejected = Object.entries(totals.rejected).map(([reason, n]) => `${n} ${reason}`);
+  const errors = Object.entries(totals.errors).map(([code, n]) => `${n} ${code}`);
+  return `Live feed: ${totals.calls} calls, ${totals.accepted} fixes accepted, ${totals.duplicates} duplicates, rejected: ${rejected.join(", ") || "none"}, failed calls: ${errors.join(", ") || "none"}`;
 }

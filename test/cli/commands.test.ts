@@ -111,6 +111,16 @@ describe("race-api demo", () => {
     expect(await newest()).toBeGreaterThan(first);
 
     expect(await demo.stop("SIGINT")).toBe(0);
+    // Fed through IngestService by the demo's own tracking:write client, not by writing tables.
+    expect(demo.stdout()).toMatch(/through IngestService over gRPC \(http:\/\/\S+\) as client_id demo-feed \(scope tracking:write\)/);
+    const [, accepted] = demo.stdout().match(/Live feed: \d+ calls, (\d+) fixes accepted, \d+ duplicates, rejected: .*, failed calls: none/)!;
+    expect(Number(accepted)).toBeGreaterThan(0);
+    const [[fed]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT COUNT(*) AS n FROM fixes f JOIN start_groups g ON g.id = f.start_group_id JOIN races r ON r.id = g.race_id WHERE r.uuid = ? AND f.t > ?",
+      [raceId, first],
+    );
+    expect(Number(fed!.n)).toBeLessThanOrEqual(Number(accepted));
+    expect(Number(fed!.n)).toBeGreaterThan(0);
     expect(demo.stdout()).toContain("Stopped.");
   });
 });
