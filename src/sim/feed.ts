@@ -6,7 +6,7 @@
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import {
   CourseStepKind,
@@ -15,11 +15,13 @@ import {
   type AppendFixesRequestSchema,
   type AppendFixesResponse,
   type BoatFixesSchema,
+  type IngestService,
 } from "../../gen/racing/v1/ingest_pb.js";
 import { MAX_FIXES_PER_BATCH } from "../domain/fix-rules.js";
 import type { Scenario, StartGroup, StartGroupState as GroupState, Track } from "../domain/scenario.js";
-import type { IngestClient } from "../ingest-client.js";
 import { sliceScenario } from "./slice.js";
+
+export type IngestClient = Client<typeof IngestService>;
 
 /** What one AppendFixes call carried and when it was answered: for latency figures. */
 export interface FixesAck {
