@@ -16,6 +16,7 @@ import { gateway } from "./gateway/plugin.js";
 import { sendProblem } from "./gateway/problem.js";
 import { wellKnown } from "./gateway/well-known.js";
 import { TRACE_ID_HEADER } from "./errors/api-error.js";
+import { clientErrorHandler, hostRequired, keepUndecodableSegments } from "./gateway/unroutable-requests.js";
 import type { Runtime } from "./runtime.js";
 import { callContext, traceIdFrom } from "./services/context.js";
 import { connectRoutes, READ_OPTIONS } from "./services/routes.js";
@@ -40,7 +41,12 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     // rather than with Fastify's own 503 body, which is not problem+json: the server
     // closes each connection as soon as it is idle (server.ts).
     return503OnClosing: false,
+    // Requests that go wrong before routing get problem+json too (unroutable-requests.ts).
+    rewriteUrl: (request) => keepUndecodableSegments(request.url ?? "/"),
+    clientErrorHandler: clientErrorHandler(runtime.errorsUrl, runtime.logger),
+    http: { requireHostHeader: false },
   });
+  app.addHook("onRequest", hostRequired(runtime.errorsUrl));
 
   // Before any route, so it sees them all; it documents only the gateway's tagged ones.
   await app.register(fastifySwagger, openApiOptions(runtime.publicBaseUrl, runtime.errorsUrl));

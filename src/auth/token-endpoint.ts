@@ -23,7 +23,8 @@ const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 export interface TokenRequest {
   contentType: string | undefined;
   authorization: string | undefined;
-  body: string;
+  /** null when the body could not be read: over the size limit, an unparsable Content-Type, cut short. */
+  body: string | null;
   /** The caller's IP address (client-address.ts). */
   address: string;
   /** The Origin header of a page's request, if any. */
@@ -108,7 +109,7 @@ function noStore(): Record<string, string> {
 
 function parseForm(request: TokenRequest): URLSearchParams {
   const mediaType = (request.contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (mediaType !== FORM_CONTENT_TYPE) throw new ApiError("API_TOKEN_REQUEST_INVALID");
+  if (mediaType !== FORM_CONTENT_TYPE || request.body === null) throw new ApiError("API_TOKEN_REQUEST_INVALID");
   const form = new URLSearchParams(request.body);
   // RFC 6749 3.2: request parameters must not be included more than once.
   const names = [...form.keys()];
@@ -122,9 +123,14 @@ interface Credentials {
   viaBasic: boolean;
 }
 
-/** HTTP Basic (RFC 6749 2.3.1: both parts form-url-decoded after base64) or form fields, never both. */
-function clientCredentials(authorization: string | undefined, form: URLSearchParams): Credentials {
+/**
+ * HTTP Basic (RFC 6749 2.3.1: both parts form-url-decoded after base64) or form fields,
+ * never both. Only the Basic scheme carries client credentials: another one (a Bearer
+ * token a client sends out of habit) is not a second set of them, and is ignored.
+ */
+function clientCredentials(header: string | undefined, form: URLSearchParams): Credentials {
   const inBody = form.has("client_id") || form.has("client_secret");
+  const authorization = header !== undefined && /^basic(?:\s|$)/i.test(header) ? header : undefined;
   if (authorization !== undefined) {
     if (inBody) throw new ApiError("API_TOKEN_REQUEST_INVALID");
     const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);

@@ -32,8 +32,10 @@ const CODE_BY_STATUS: Record<number, Code> = {
   401: Code.Unauthenticated,
   403: Code.PermissionDenied,
   404: Code.NotFound,
+  408: Code.DeadlineExceeded,
   409: Code.AlreadyExists,
   429: Code.ResourceExhausted,
+  431: Code.InvalidArgument,
   500: Code.Internal,
   503: Code.Unavailable,
 };

@@ -5,7 +5,7 @@
 import { RATE_LIMITED_RETRY_AFTER_SECONDS } from "../limits/policy.js";
 
 export interface ErrorCodeSpec {
-  status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 408 | 409 | 429 | 431 | 500 | 503;
   /** Names of `params` the code always carries. */
   params: readonly string[];
   /** Seconds a client must wait before retrying (sent as Retry-After and RetryInfo). */
@@ -99,6 +99,24 @@ export const ERROR_CODES = {
     params: [],
     when: "No endpoint exists at this path and method.",
     remedy: "Check the path against the API reference.",
+  },
+  API_REQUEST_MALFORMED: {
+    status: 400,
+    params: [],
+    when: "The request is not valid HTTP/1.1: a request line or header the server cannot parse (spaces, control characters or non-ASCII bytes in the path, an unknown method, a broken header line), or no Host header.",
+    remedy: "Fix the client or proxy that sends it. Retrying the same bytes gives the same answer.",
+  },
+  API_REQUEST_HEADERS_TOO_LARGE: {
+    status: 431,
+    params: [],
+    when: "The request's header section is larger than the server accepts (16 KiB).",
+    remedy: "Send fewer or shorter headers.",
+  },
+  API_REQUEST_TIMEOUT: {
+    status: 408,
+    params: [],
+    when: "The request's header section or body did not arrive in time.",
+    remedy: "Send the whole request promptly; retry once the connection is sound.",
   },
   EVENT_NOT_FOUND: {
     status: 404,

@@ -24,7 +24,7 @@ import { problemJson, problemOf, sendProblem, type Problem } from "./problem.js"
 import { restCallContext, type Query, type RestRoute } from "./rpc-call.js";
 import { OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
 import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
-import { writeStream, type StreamRoute } from "./sse.js";
+import { STREAM_HEADERS, writeStream, type StreamRoute } from "./sse.js";
 
 export interface GatewayDeps {
   services: Services;
@@ -44,16 +44,30 @@ export function gateway(deps: GatewayDeps) {
     api.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
     // The token endpoint checks its form itself: the schema only documents it (route-schemas.ts).
-    api.post("/oauth/token", { schema: TOKEN_ROUTE_SCHEMA, validatorCompiler: () => () => true }, async (request, reply) => {
+    const token = async (request: FastifyRequest, reply: FastifyReply, body: string | null) => {
       const answer = await deps.tokenEndpoint.handle({
         contentType: request.headers["content-type"],
         authorization: request.headers.authorization,
-        body: typeof request.body === "string" ? request.body : "",
+        body,
         address: deps.resolveAddress(request.raw),
         origin: request.headers.origin,
       });
       return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
-    });
+    };
+    api.post(
+      "/oauth/token",
+      {
+        schema: TOKEN_ROUTE_SCHEMA,
+        validatorCompiler: () => () => true,
+        // A body Fastify could not read (over the size limit, an unparsable Content-Type,
+        // cut short by the client) is the endpoint's to answer, in RFC 6749's form.
+        errorHandler: (error: FastifyError, request, reply) => {
+          if ((error.statusCode ?? 500) >= 500) throw error;
+          return token(request, reply, null);
+        },
+      },
+      (request, reply) => token(request, reply, typeof request.body === "string" ? request.body : ""),
+    );
 
     api.get("/openapi.json", { schema: OPENAPI_ROUTE_SCHEMA }, async (request, reply) => {
       const document = api.swagger();
@@ -171,6 +185,12 @@ async function serveStream(deps: GatewayDeps, route: StreamRoute, request: Fasti
     return;
   }
   if (first.done) return void reply.code(204).send();
+  // HEAD has no body to carry a stream: the headers GET would start with, once the same
+  // checks passed, and the stream (with its slot) ends at once.
+  if (request.method === "HEAD") {
+    await messages.return?.();
+    return void reply.headers({ ...Object.fromEntries(context.responseHeader), ...STREAM_HEADERS }).send();
+  }
   const serialize = reply.compileSerializationSchema(route.dataSchema) as (json: unknown) => string;
   // The stream writes its own head (no onSend hook runs): the call's headers, its CORS grant among them.
   const headers = { ...Object.fromEntries(context.responseHeader), vary: "Origin" };

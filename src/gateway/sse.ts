@@ -64,6 +64,14 @@ export function streamRoute<I extends DescMessage, O extends DescMessage>(spec: 
   };
 }
 
+/** The headers of an open stream (and of the answer to HEAD, which opens none). */
+export const STREAM_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": NO_STORE,
+  // Proxies such as nginx would otherwise buffer the stream.
+  "x-accel-buffering": "no",
+};
+
 /** `: heartbeat`: an SSE comment, which EventSource ignores and proxies see as traffic. */
 const HEARTBEAT = Buffer.from(": heartbeat\n\n");
 /** Reconnect after 1 s: the server ends streams on shutdown so clients go elsewhere at once. */
@@ -105,13 +113,7 @@ export async function writeStream(
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, {
-    ...headers,
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": NO_STORE,
-    // Proxies such as nginx would otherwise buffer the stream.
-    "x-accel-buffering": "no",
-  });
+  raw.writeHead(200, { ...headers, ...STREAM_HEADERS });
   raw.write(RETRY);
   try {
     let message: object | undefined = first;

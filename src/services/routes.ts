@@ -19,6 +19,7 @@ import { resultsService } from "./results.js";
 import { ingestService } from "./ingest.js";
 import { scopeService } from "./scopes.js";
 import { trackService } from "./track.js";
+import { STRICT_JSON_OPTIONS, withUndecodableAsInvalidArgument } from "./undecodable-requests.js";
 
 /** The racing.v1 services, in the order reflection lists them. */
 export const racingServices: readonly DescService[] = [
@@ -36,9 +37,10 @@ export const racingServices: readonly DescService[] = [
  * alike); a larger one is RESOURCE_EXHAUSTED before it is parsed: room for the biggest
  * AppendFixes batch (20,000 fixes, about 1.3 MB as Connect JSON), while reads send a few
  * bytes. A JSON field the message does not have is INVALID_ARGUMENT, not ignored: a
- * misspelt `boats` would otherwise be a batch of nothing, answered as a success.
+ * misspelt `boats` would otherwise be a batch of nothing, answered as a success. JSON
+ * that is not UTF-8 is INVALID_ARGUMENT too, as a protobuf string that is not already is.
  */
-export const READ_OPTIONS = { readMaxBytes: 8 * 1024 * 1024, jsonOptions: { ignoreUnknownFields: false } } as const;
+export const READ_OPTIONS = { readMaxBytes: 8 * 1024 * 1024, jsonOptions: { ignoreUnknownFields: false, ...STRICT_JSON_OPTIONS } } as const;
 
 /** One implementation of each service, shared by every surface (Connect, gRPC, REST gateway). */
 export interface Services {
@@ -74,5 +76,7 @@ export function connectRoutes(services: Services): (router: ConnectRouter) => vo
     router.service(ScopeService, services.scopes);
     router.service(IngestService, services.ingest);
     registerReflection(router, racingServices);
+    // Every listener serves these handlers: corrected here, the answer is the same on all.
+    router.handlers.splice(0, router.handlers.length, ...router.handlers.map(withUndecodableAsInvalidArgument));
   };
 }

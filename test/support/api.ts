@@ -3,6 +3,7 @@
 
 import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll } from "vitest";
+import type { Logger } from "pino";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import type { Config } from "../../src/config.js";
 import { importScenario } from "../../src/scenario/import.js";
@@ -57,10 +58,11 @@ export interface Api {
 
 /**
  * `db.pool` unless `pool` is given (e.g. one with a short statement time limit); a free
- * port unless `port` is given (a page that must reach the API at its PUBLIC_BASE_URL).
+ * port unless `port` is given (a page that must reach the API at its PUBLIC_BASE_URL);
+ * a silent logger unless `logger` is given.
  */
-export async function startApi(db: TestDatabase, config: Partial<RuntimeConfig> = {}, pool: Pool = db.pool, port = 0): Promise<Api> {
-  const runtime = await testRuntime({ ...db, pool }, config);
+export async function startApi(db: TestDatabase, config: Partial<RuntimeConfig> = {}, pool: Pool = db.pool, port = 0, logger?: Logger): Promise<Api> {
+  const runtime = await testRuntime({ ...db, pool }, config, logger);
   const server: RunningServer = await startServer({ host: "127.0.0.1", port, grpcPort: 0 } satisfies Pick<Config, "host" | "port" | "grpcPort">, runtime);
   return {
     url: server.httpUrl,

@@ -1,15 +1,15 @@
 // A real runtime (services, guard, limits, token endpoint) over a test file's database.
 
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { loadConfig } from "../../src/config.js";
 import { createRuntime, type Runtime, type RuntimeConfig } from "../../src/runtime.js";
 import type { TestDatabase } from "./database.js";
 
 export const TEST_BASE_URL = "http://race-api.test";
 
-export function testRuntime(db: TestDatabase, config: Partial<RuntimeConfig> = {}): Promise<Runtime> {
+/** Silent unless `logger` is given, or TEST_LOG names a level: TEST_LOG=error shows what a 500 was. */
+export function testRuntime(db: TestDatabase, config: Partial<RuntimeConfig> = {}, logger: Logger = pino({ level: process.env.TEST_LOG ?? "silent" })): Promise<Runtime> {
   // Defaults as `race-api serve` has them with no environment.
   const defaults = loadConfig({});
-  // Silent, unless TEST_LOG names a level: TEST_LOG=error shows what a 500 was.
-  return createRuntime({ ...defaults, publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, insightsModel: undefined, ...config }, db.pool, pino({ level: process.env.TEST_LOG ?? "silent" }));
+  return createRuntime({ ...defaults, publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, insightsModel: undefined, ...config }, db.pool, logger);
 }
