@@ -73,7 +73,7 @@ describe("compression", () => {
       expect(plain.headers["content-encoding"]).toBeUndefined();
       expect(packed.status).toBe(200);
       expect(packed.headers["content-encoding"]).toBe(encoding);
-      expect(packed.headers.vary).toBe("Accept-Encoding");
+      expect(packed.headers.vary).toBe("Accept-Encoding, Origin");
       expect(packed.headers.etag).toBe(`${(plain.headers.etag as string).slice(0, -1)}-${encoding}"`);
       expect(packed.body.length).toBeLessThan(plain.body.length);
       expect(JSON.parse(decompress(packed.body).toString("utf8"))).toEqual(JSON.parse(plain.body.toString("utf8")));
