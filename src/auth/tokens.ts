@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { LRUCache } from "lru-cache";
 import { ApiError } from "../errors/api-error.js";
+import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { SIGNING_ALGORITHM, type KeyRing } from "./key-ring.js";
 
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -77,7 +78,9 @@ export class Tokens {
         { algorithms: [SIGNING_ALGORITHM], issuer: this.names.issuer, audience: this.names.audience, typ: TOKEN_TYPE, requiredClaims: REQUIRED_CLAIMS },
       );
       return claimsOf(payload, protectedHeader.kid ?? "");
-    } catch {
+    } catch (error) {
+      // Keys that could not be read say nothing about the token: 503, not 401 (errors/classify.ts).
+      if (isDatabaseUnavailable(error)) throw error;
       // Why it failed (expired, foreign, tampered, retired key) is not the client's business.
       throw new ApiError("API_TOKEN_INVALID");
     }
