@@ -3,7 +3,7 @@
 // field) and the per-fix rules that refuse one fix with its reason. Pure: times are
 // epoch ms, the stored state comes in as arguments.
 
-import { captureWindow } from "./race-time.js";
+import { CAPTURE_BEFORE_GUN_MS, captureWindow } from "./race-time.js";
 import { SETTLED_BEFORE_CUTOFF_MS } from "./track-window.js";
 import { isUuid } from "./uuid.js";
 
@@ -84,6 +84,17 @@ export function inRange(lat: number, lon: number, sogKn: number, cogDeg: number)
 export function settledBefore(nowMs: number, delaySeconds: number, floorMs: number | null): number {
   const edge = nowMs - delaySeconds * 1000 - SETTLED_BEFORE_CUTOFF_MS + SETTLED_MARGIN_MS;
   return floorMs === null ? edge : Math.max(edge, floorMs + SETTLED_MARGIN_MS);
+}
+
+/**
+ * Whether a group's gun may become `gunMs`: a gun set, moved or cleared changes the
+ * capture window, so it may not change once the old window reaches into track windows
+ * that may have been served as immutable (before `settledBeforeMs`). Without a gun no
+ * window is immutable, so the first gun may be set anywhere.
+ */
+export function gunMayChange(storedGunMs: number | null, gunMs: number | null, settledBeforeMs: number): boolean {
+  if (storedGunMs === null || storedGunMs === gunMs) return true;
+  return storedGunMs - CAPTURE_BEFORE_GUN_MS >= settledBeforeMs;
 }
 
 /** What a fix is checked against besides itself. */

@@ -61,7 +61,7 @@ export function readingTime(timestamp: Timestamp | undefined, name: string, nowM
 export function anyTime(timestamp: Timestamp | undefined, name: string): number {
   if (timestamp === undefined) throw invalid(name);
   const ms = Number(timestamp.seconds) * 1000 + Math.floor(timestamp.nanos / 1_000_000);
-  if (timestamp.nanos < 0 || timestamp.nanos > 999_999_999 || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15 || ms < 0) throw invalid(name);
+  if (timestamp.nanos < 0 || timestamp.nanos > 999_999_999 || !(ms >= 0 && ms <= 8.64e15)) throw invalid(name);
   return ms;
 }
 

@@ -15,8 +15,8 @@ import type {
 } from "../../gen/racing/v1/ingest_pb.js";
 import { CourseStepKind, IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
-import { CAPTURE_BEFORE_GUN_MS, dataAsOf } from "../domain/race-time.js";
-import { settledBefore } from "../domain/fix-rules.js";
+import { dataAsOf } from "../domain/race-time.js";
+import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
 import { SETTLED_BEFORE_CUTOFF_MS } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import type { CourseStepKind as StoredStepKind, StartGroupState as StoredState } from "../domain/scenario.js";
@@ -32,7 +32,6 @@ import {
   updateEvent,
   updateRace,
   updateStartGroup,
-  type IngestEvent,
   type IngestStartGroup,
   type ReadingWrite,
   type StartGroupChange,
@@ -111,20 +110,13 @@ export async function writeStartGroup(pool: Pool, caller: Caller, request: Updat
   return inTransaction(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
     const group = await startGroupOf(conn, race, request.startGroupId, "update");
-    if (change.gunMs !== undefined && !gunMayChange(group, change.gunMs, race.event, Date.now())) throw invalid("startTimeUtc");
+    if (
+      change.gunMs !== undefined &&
+      !gunMayChange(group.gunMs, change.gunMs, settledBefore(Date.now(), race.event.delaySeconds, race.event.settledFloorMs))
+    )
+      throw invalid("startTimeUtc");
     return { changed: await updateStartGroup(conn, group.id, change) };
   });
-}
-
-/**
- * Whether a group's gun may become `gunMs`: a gun set, moved or cleared changes the
- * capture window, so it may not change while the old window already reaches into
- * track windows that may have been served as immutable. (Without a gun no window is
- * immutable, so the first gun may be set anywhere.)
- */
-export function gunMayChange(group: { gunMs: number | null }, gunMs: number | null, event: IngestEvent, nowMs: number): boolean {
-  if (group.gunMs === null || group.gunMs === gunMs) return true;
-  return group.gunMs - CAPTURE_BEFORE_GUN_MS >= settledBefore(nowMs, event.delaySeconds, event.settledFloorMs);
 }
 
 export async function writeCourse(pool: Pool, caller: Caller, request: SetCourseRequest): Promise<{ duplicate: boolean }> {

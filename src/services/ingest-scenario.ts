@@ -7,6 +7,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { ListValueSchema, type ListValue } from "@bufbuild/protobuf/wkt";
 import type { Caller } from "../auth/guard.js";
+import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { SETTLED_BEFORE_CUTOFF_MS } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
@@ -15,7 +16,6 @@ import { SCENARIO_FORMAT, type Scenario } from "../domain/scenario.js";
 import { validateScenarioShape } from "../scenario/validate.js";
 import { idsOfOtherClubs, raiseSettledFloor, storedEvents, storedGuns } from "../store/ingest.js";
 import { inTransaction, type Pool } from "../store/pool.js";
-import { gunMayChange } from "./ingest-records.js";
 
 export async function applyScenario(pool: Pool, caller: Caller, events: ListValue | undefined): Promise<ImportSummary> {
   if (events === undefined) throw refused("events");
@@ -65,7 +65,8 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
   for (const { group, path } of groups) {
     const stored = guns.get(lower(group.id));
     const gunMs = group.startTimeUtc === null ? null : Date.parse(group.startTimeUtc);
-    if (stored && !gunMayChange(stored, gunMs, stored.event, nowMs)) throw refused(`${path}.startTimeUtc`);
+    if (stored && !gunMayChange(stored.gunMs, gunMs, settledBefore(nowMs, stored.event.delaySeconds, stored.event.settledFloorMs)))
+      throw refused(`${path}.startTimeUtc`);
   }
   // A raised delay keeps the edge the shorter one had reached (see UpdateEvent). Kept
   // before the import: should the import fail, an edge already passed costs nothing.

@@ -39,7 +39,7 @@ export interface IngestRace {
 const EVENT_COLUMNS = `e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.legacy, e.published, e.tracking_shared, e.delay_seconds,
   (SELECT f.settled_before_ms FROM event_settled_floors f WHERE f.event_id = e.id) AS settled_floor_ms`;
 
-/** The race by its UUID (lower case) with its event; `lock` takes the race's row for update. */
+/** The race by its UUID (lower case) with its event. */
 export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRace | null> {
   const [[row]] = await db.query<RowDataPacket[]>(
     `SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS} FROM races r JOIN events e ON e.id = r.event_id WHERE r.uuid = ?`,

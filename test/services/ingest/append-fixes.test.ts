@@ -353,9 +353,14 @@ describe("who may write", () => {
 
 describe("the ingest bucket", () => {
   it("refuses the call past the club's ingest limit with RESOURCE_EXHAUSTED and RetryInfo 60 s, writing nothing; reads keep their own budget", async () => {
-    await db.pool.query("INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) SELECT id, 2 FROM clubs WHERE uuid = ?", [
-      ingestScenario().clubs[2]!.id,
-    ]);
+    // A club's own ingest limit, as a scenario file sets it.
+    const otherClub = ingestScenario().clubs[2]!;
+    await importScenario(db.pool, {
+      format: "race-scenario/v1",
+      clubs: [{ ...otherClub, ingestRateLimitPerMinute: 2 }],
+      clients: [],
+      events: [],
+    });
     const limited = await startApi(db);
     try {
       const other = bearer(await tokenFor(limited.url, "otherWriter"));
@@ -379,7 +384,11 @@ describe("the ingest bucket", () => {
       expect((await fetch(`${limited.url}/api/v1/races/${IDS.otherRace}/live`, { headers: other })).status).toBe(200);
     } finally {
       await limited.close();
+      // A file without the field goes back to the default.
+      await importScenario(db.pool, { format: "race-scenario/v1", clubs: [otherClub], clients: [], events: [] });
     }
+    const [limits] = await db.pool.query<RowDataPacket[]>("SELECT * FROM club_ingest_limits");
+    expect(limits).toEqual([]);
   });
 });
 
