@@ -147,7 +147,9 @@ async function printOpenApiDocument(config: Config): Promise<number> {
  * imports, client changes) has no statement time limit; serving passes its own limits.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: a command's work returns nothing or its exit code.
-async function withPool(config: Config, log: Logger, work: (pool: Pool) => Promise<void | number>, options: PoolOptions = { statementTimeoutMs: 0 }): Promise<number> {
+type PoolWork = (pool: Pool) => Promise<void | number>;
+
+async function withPool(config: Config, log: Logger, work: PoolWork, options: PoolOptions = { statementTimeoutMs: 0 }): Promise<number> {
   const url = await resolveDatabaseUrl(config.databaseUrl, LOCAL_DATABASE, (message) => log.info(message));
   const pool = createPool(url, { connectionLimit: config.databasePoolSize, ...options });
   try {
