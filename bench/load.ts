@@ -1,5 +1,6 @@
 // The service under a realistic load: broadcast overlays following 3 live races of 60
-// boats (2 start groups x 30) through two API instances on one MariaDB and one Redis,
+// boats (2 start groups x 30; RACES, GROUPS and BOATS change that) fed live through
+// IngestService, through two API instances on one MariaDB and one Redis,
 // at 200 and at 2,000 concurrent clients, each figure against baselines measured in the
 // same run (these machines are noisy: compare ratios, quote medians of runs):
 //
@@ -8,6 +9,14 @@
 //  makes none), the statements the instances send to MariaDB per second (and the whole
 //  server's Questions and Com_select, which other work on the machine may share), CPU of
 //  every process, and peak RSS and JS heap of each instance;
+//
+//  the feed: each race is fed through IngestService over gRPC (src/sim/feed.ts, one
+//  tracking:write client per club, the races spread over both instances), as a club's
+//  tracking platform would: per phase its calls and fixes per second, failures and
+//  rejections, the acknowledgement latency of AppendFixes (p50/p99), and the time from
+//  an acknowledgement to the fix being in a live answer (a probe polls the live race of
+//  the first two races every 100 ms on the instance that did not take the write, with
+//  delay 0: the first answer whose boat shows the acknowledged fix's time);
 //
 //  baselines: an idle window (instances up, the feed writing, no clients) for the
 //  database's and the machine's background; 200 clients on ONE instance against 200
@@ -34,15 +43,16 @@
 // Latency is from the request's start to its last byte, so it includes the load
 // generator's own event-loop delay, printed beside it.
 //
-// Processes: this one sets up, replays the 3 races into the database every second as
-// the phones' fixes would arrive (the feed), and measures; each API instance is
+// Processes: this one sets up (the races so far are imported), feeds the races through
+// the instances every second as the phones' fixes would arrive, and measures; each API instance is
 // `race-api serve` in its own process (this file with LOAD_ROLE=instance runs the CLI
 // after installing a probe: memory every 100 ms, CPU, event-loop delay, and the
 // statements it sends, from mysql2's diagnostics channels); every overlay runs in one
 // client process; Redis is redis-server. Nothing shares an event loop with the API.
 //
 // Run: npm run bench:load   (WINDOW_SECONDS=20, CLIENTS=200,2000, TRACK_EVERY_S=300,
-// LOG_LEVEL=info by default; the whole bench takes about 100 s)
+// RACES=3, GROUPS=2, BOATS=30, LOG_LEVEL=info by default; the whole bench takes about
+// 100 s). npm run bench:ingest-mixed runs it with 20 races of 50 boats.
 
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -57,9 +67,10 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { RowDataPacket } from "mysql2/promise";
 import type { Scenario } from "../src/domain/scenario.js";
+import { createIngestClient } from "../src/ingest-client.js";
 import { importScenario } from "../src/scenario/import.js";
+import { startFeed, type Feed, type FixesAck } from "../src/sim/feed.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { startReplay, type Replay } from "../src/sim/replay.js";
 import { createDatabase, dropDatabase } from "../src/store/database.js";
 import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
@@ -79,8 +90,14 @@ const LOG_LEVEL = process.env.LOG_LEVEL ?? "info";
 const RAMP_SECONDS = 3;
 const IDLE_SECONDS = 5;
 const WARM_UP = { clients: 60, seconds: 5 };
-const RACES = 3;
+const RACES = Number(process.env.RACES ?? 3);
+const GROUPS = Number(process.env.GROUPS ?? 2);
+const BOATS = Number(process.env.BOATS ?? 30);
+/** Races belong to at most this many clubs: the token endpoint allows 20 tokens a minute per caller address. */
+const CLUBS = Math.min(RACES, 3);
 const TOKENS_PER_RACE = 4;
+/** How often the freshness probe polls the live race. */
+const PROBE_EVERY_MS = 100;
 const CLUB_TRACKING_LIMIT = 1_000_000;
 const LIVE_EVERY_MS = 1000;
 const INSIGHTS_EVERY_MS = 15_000;
@@ -189,8 +206,10 @@ interface Counters {
   instances: InstanceSnapshot[];
   questions: number;
   comSelect: number;
-  /** The feed's statements (this process, SHOW STATUS aside). */
-  feed: number;
+  /** Date.now() at atMs: the feed's acknowledgements carry wall-clock times. */
+  wallMs: number;
+  /** The feed's totals so far, every race. */
+  feed: { calls: number; accepted: number; failed: number; rejected: number };
   benchCpuMs: number;
   mariadbTicks: number | null;
   redisTicks: number | null;
@@ -206,7 +225,7 @@ interface Figures {
   selects: number[];
   questions: number;
   comSelect: number;
-  feed: number;
+  feed: FeedFigures;
   /** % of one core. */
   instanceCpu: number[];
   benchCpu: number;
@@ -226,50 +245,24 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   cleanup.push(() => adminPool.end());
   await migrate(adminPool);
 
-  // --- 3 races, each of its own club, 20 minutes after the first gun ---
+  // --- RACES races of up to 3 clubs, 20 minutes after the first gun ---
   const now = Date.now();
   const races: Scenario[] = [];
-  for (let r = 0; r < RACES; r++) {
-    const race = simulateScenario({ seed: `bench-load-${r}`, gunMs: now - 20 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 });
-    race.clubs[0]!.trackingRateLimitPerMinute = CLUB_TRACKING_LIMIT;
-    race.clients = Array.from({ length: TOKENS_PER_RACE }, (_, k) => ({
-      clientId: `load-${r}-${k}`,
-      clientSecret: "bench-secret-123",
-      clubId: race.clubs[0]!.id,
-      scopes: ["tracking:read"],
-    }));
-    races.push(race);
-  }
+  for (let r = 0; r < RACES; r++) races.push(simulateScenario({ seed: `bench-load-${r}`, gunMs: now - 20 * 60_000, startGroups: GROUPS, boatsPerGroup: BOATS, delaySeconds: 0 }));
+  const clubs = races.slice(0, CLUBS).map((race) => ({ ...race.clubs[0]!, trackingRateLimitPerMinute: CLUB_TRACKING_LIMIT }));
+  for (const [r, race] of races.entries()) for (const event of race.events) event.clubId = clubs[r % CLUBS]!.id;
+  const clubClients = clubs.map((club, c) => ({
+    readers: Array.from({ length: TOKENS_PER_RACE }, (_, k) => ({ clientId: `load-${c}-${k}`, clientSecret: "bench-secret-123", clubId: club.id, scopes: ["tracking:read"] })),
+    feeder: { clientId: `feed-${c}`, clientSecret: "bench-secret-123", clubId: club.id, scopes: ["tracking:write"] },
+  }));
   const sliced = races.map((race) => sliceScenario(race, null, now));
   await importScenario(adminPool, {
     format: sliced[0]!.format,
-    clubs: sliced.flatMap((s) => s.clubs),
-    clients: sliced.flatMap((s) => s.clients),
+    clubs,
+    clients: clubClients.flatMap((c) => [...c.readers, c.feeder]),
     events: sliced.flatMap((s) => s.events),
   });
   const fixes = sliced.reduce((n, s) => n + s.events[0]!.races[0]!.startGroups.reduce((m, g) => m + (g.tracks ?? []).reduce((k, t) => k + t.t.length, 0), 0), 0);
-
-  // --- the feed: each race's next second of fixes, every second, as the phones send them ---
-  let feedStatements = 0;
-  const countFeed = (message: unknown) => {
-    const query = (message as { query?: unknown }).query;
-    if (typeof query !== "string" || !/^\s*SHOW\b/i.test(query)) feedStatements++;
-  };
-  diagnostics.subscribe("tracing:mysql2:query:start", countFeed);
-  diagnostics.subscribe("tracing:mysql2:execute:start", countFeed);
-  const feedPool = createPool(url, { statementTimeoutMs: 0, connectionLimit: RACES });
-  cleanup.push(() => feedPool.end());
-  let feedErrors = 0;
-  let firstFeedError = "";
-  const replays: Replay[] = races.map((race) =>
-    startReplay(feedPool, race, now, (error) => {
-      feedErrors++;
-      firstFeedError ||= ` (first: ${String((error as Error).message ?? error).slice(0, 160)})`;
-    }),
-  );
-  cleanup.push(async () => {
-    for (const replay of replays) await replay.stop();
-  });
 
   // --- Redis (one rate-limit budget for both instances) and the two instances ---
   const redis: RedisServer = await ensureRedisServer();
@@ -283,13 +276,38 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   for (const outcome of started) if (outcome.status === "rejected") throw outcome.reason;
   const a = instances[0];
 
+  // --- the feed: each race's new data every second through IngestService over gRPC, spread over both instances ---
+  const feedLog: FeedLog = { acks: [], freshness: [], unseen: 0, firstError: "" };
+  const pending = new Map<number, Array<{ startGroupId: string; entryId: string; t: number; ackedMs: number }>>();
+  const ingestClients = instances.map((instance) =>
+    clubClients.map((c) => createIngestClient({ url: instance.url, grpcUrl: instance.grpcUrl, clientId: c.feeder.clientId, clientSecret: c.feeder.clientSecret })),
+  );
+  const feeds: Feed[] = races.map((race, r) =>
+    startFeed(ingestClients[r % instances.length]![r % CLUBS]!, race, {
+      fromMs: now,
+      onError: (error) => (feedLog.firstError ||= ` (first: ${String((error as Error).message ?? error).slice(0, 160)})`),
+      onFixesAcked: (ack: FixesAck) => {
+        feedLog.acks.push({ atMs: ack.ackedMs, ms: ack.ackedMs - ack.sentMs });
+        const probed = pending.get(r);
+        const [entryId, t] = [...ack.newestT][0] ?? [];
+        if (probed && entryId !== undefined && t !== undefined) probed.push({ startGroupId: ack.startGroupId, entryId, t, ackedMs: ack.ackedMs });
+      },
+    }),
+  );
+  cleanup.push(async () => {
+    for (const feed of feeds) await feed.stop();
+  });
+
   // --- tokens, and a first answer of every endpoint on both instances ---
   const racePlans: RacePlan[] = [];
-  for (const [r, race] of races.entries()) {
+  const clubTokens: string[][] = [];
+  for (const c of clubClients) {
     const tokens: string[] = [];
-    for (const client of race.clients) {
-      tokens.push(await fetchToken(a!.url, client.clientId, client.clientSecret));
-    }
+    for (const client of c.readers) tokens.push(await fetchToken(a!.url, client.clientId, client.clientSecret));
+    clubTokens.push(tokens);
+  }
+  for (const [r, race] of races.entries()) {
+    const tokens = clubTokens[r % CLUBS]!;
     const groups = race.events[0]!.races[0]!.startGroups.map((g) => ({ id: g.id, captureFromMs: Date.parse(g.startTimeUtc!) - 5 * 60_000 }));
     racePlans.push({ raceId: race.events[0]!.races[0]!.id, tokens, groups });
     for (const instance of instances) {
@@ -300,6 +318,42 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
       }
     }
   }
+  // The freshness probe: the first two races' live answers on the instance that did not take their writes.
+  let probing = true;
+  const probes = racePlans.slice(0, 2).map(async (plan, r) => {
+    pending.set(r, []);
+    const target = instances[(r + 1) % instances.length]!;
+    while (probing) {
+      const polled = Date.now();
+      const response = await fetch(`${target.url}/api/v1/races/${plan.raceId}/live`, { headers: { authorization: `Bearer ${plan.tokens[0]}` } }).catch(() => null);
+      const seenMs = Date.now();
+      if (response?.status === 200) {
+        const live = (await response.json()) as { startGroups: Array<{ startGroupId: string; boats: Array<{ entryId: string; fixTimeUtc: string | null }> }> };
+        const shown = new Map(live.startGroups.flatMap((g) => g.boats.map((b) => [`${g.startGroupId}:${b.entryId}`, b.fixTimeUtc ? Date.parse(b.fixTimeUtc) : 0] as const)));
+        const waiting = pending.get(r)!;
+        const still = waiting.filter((ack) => {
+          const t = shown.get(`${ack.startGroupId}:${ack.entryId}`);
+          if (t !== undefined && t >= ack.t) {
+            feedLog.freshness.push({ atMs: ack.ackedMs, ms: seenMs - ack.ackedMs });
+            return false;
+          }
+          // Not shown within 30 s (an unapproved boat, or lost): counted apart.
+          if (seenMs - ack.ackedMs > 30_000 || t === undefined) {
+            feedLog.unseen += t === undefined ? 0 : 1;
+            return false;
+          }
+          return true;
+        });
+        pending.set(r, still);
+      } else await response?.arrayBuffer();
+      await sleep(polled + PROBE_EVERY_MS - Date.now());
+    }
+  });
+  cleanup.push(async () => {
+    probing = false;
+    await Promise.all(probes);
+  });
+
   const liveSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, { headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "identity" } });
   const liveBytes = (await liveSample.arrayBuffer()).byteLength;
   const liveBrSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, { headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "br" } });
@@ -318,7 +372,8 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
       instances: snapshots,
       questions: value("Questions"),
       comSelect: value("Com_select"),
-      feed: feedStatements,
+      wallMs: Date.now(),
+      feed: feedCounts(feeds),
       benchCpuMs: (cpu.user + cpu.system) / 1000,
       mariadbTicks: cpuTicks(mariadbPid),
       redisTicks: cpuTicks(redisPid),
@@ -336,7 +391,7 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
       selects: after.instances.map((s, i) => perSecond(before.instances[i]!.selects, s.selects)),
       questions: perSecond(before.questions, after.questions),
       comSelect: perSecond(before.comSelect, after.comSelect),
-      feed: perSecond(before.feed, after.feed),
+      feed: feedFigures(feedLog, before, after, seconds),
       instanceCpu: after.instances.map((s, i) => (perSecond(before.instances[i]!.cpuMs, s.cpuMs) / 1000) * 100),
       benchCpu: (perSecond(before.benchCpuMs, after.benchCpuMs) / 1000) * 100,
       mariadbCpu: ticksPct(before.mariadbTicks, after.mariadbTicks),
@@ -384,6 +439,10 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   const many = await phase(`${LARGE.toLocaleString("en")} clients, two instances`, LARGE, instances, WINDOW_SECONDS, 4);
   clients.end();
   const loadAfter = os.loadavg();
+  // The feed and the probe first: stopping the instances under them would count as failed calls.
+  probing = false;
+  await Promise.all(probes);
+  for (const feed of feeds) await feed.stop();
   for (const instance of instances) await instance.stop();
   const logs = await Promise.all(instances.map((instance) => instance.logProblems()));
 
@@ -418,8 +477,9 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
    requests   ${rate(requestsPerS(f))}/s: live ${rate(e.live.requests / seconds)}/s, insights ${rate(e.insights.requests / seconds)}/s, track ${rate(e.track.requests / seconds)}/s (${c.trackCatchUps} catch-ups; pages the overlay held already: ${c.trackPagesKept}); 304: ${share304(e.live)} of live, ${share304(e.insights)} of insights
    latency    live p50 ${ms(e.live.p50)} / p99 ${ms(e.live.p99)} ms; insights ${ms(e.insights.p50)} / ${ms(e.insights.p99)} ms; track page ${ms(e.track.p50)} / ${ms(e.track.p99)} ms (max ${ms(e.track.max)}); all ${ms(c.all.p50)} / ${ms(c.all.p99)} ms
    errors     ${errors(f)}; skipped ticks: live ${e.live.skipped}, insights ${e.insights.skipped}
-   database   the API's statements ${rate(sum(f.statements))}/s (${instanceList(f.statements, rate)}), SELECTs ${rate(sum(f.selects))}/s; the feed's ${rate(f.feed)}/s; whole server: Questions ${rate(f.questions)}/s, Com_select ${rate(f.comSelect)}/s
-   CPU        ${instanceList(f.instanceCpu, (n) => `${n.toFixed(0)}%`)} of a core = ${cpuPerRequest(f).toFixed(3)} ms per request; mariadbd ${pct(f.mariadbCpu)}, redis ${pct(f.redisCpu)}, clients ${pct((c.cpuMs / c.windowMs) * 100)}, feed+bench ${pct(f.benchCpu)};
+   ingest     ${feedLine(f.feed)}
+   database   the API's statements ${rate(sum(f.statements))}/s (${instanceList(f.statements, rate)}), SELECTs ${rate(sum(f.selects))}/s; whole server: Questions ${rate(f.questions)}/s, Com_select ${rate(f.comSelect)}/s
+   CPU        ${instanceList(f.instanceCpu, (n) => `${n.toFixed(0)}%`)} of a core = ${cpuPerRequest(f).toFixed(3)} ms per request; mariadbd ${pct(f.mariadbCpu)}, redis ${pct(f.redisCpu)}, clients ${pct((c.cpuMs / c.windowMs) * 100)}, feed+probe+bench ${pct(f.benchCpu)};
               the machine ${pct(f.machineCpu)} of ${os.cpus().length * 100}% (other processes ${pct(others(f))})
    event loop p99 ${instanceList(f.instanceLoopP99, (n) => `${ms(n)} ms`)}, clients ${ms(c.loopP99Ms)} ms
    memory     peak RSS ${instanceList(f.peakRss, mib)}; peak heap in use ${instanceList(f.peakHeap, mib)}`;
@@ -431,18 +491,19 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   const statementsOf = (f: Figures) => sum(f.statements);
 
   console.log(`
-Load: overlays on ${RACES} live races of 60 boats (2 start groups x 30), two API instances, one MariaDB, one Redis, ${WINDOW_SECONDS} s windows (${new Date().toISOString()})
+Load: overlays on ${RACES} live races of ${GROUPS * BOATS} boats (${GROUPS} start groups x ${BOATS}) fed through IngestService, two API instances, one MariaDB, one Redis, ${WINDOW_SECONDS} s windows (${new Date().toISOString()})
 machine: ${cpu[0]?.model.trim() ?? "?"}, ${cpu.length} cores, ${mib(os.totalmem())} RAM, Node ${process.version}, MariaDB ${String(version?.v)}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${loadAfter.map((l) => l.toFixed(2)).join(" ")}
 set-up:  each instance \`race-api serve\` in its own process (LOG_LEVEL=${LOG_LEVEL} to a file, pool 10, REDIS_URL shared: one rate-limit budget);
          every overlay in one client process (node:http, a keep-alive agent per overlay, open loop); ${fixes.toLocaleString("en")} fixes imported,
-         and the feed replays each race's next second into the database every second; live answer ${liveBytes.toLocaleString("en")} bytes (${liveBrBytes.toLocaleString("en")} br);
-         ${RACES} clubs x ${TOKENS_PER_RACE} API clients = ${RACES * TOKENS_PER_RACE} tokens shared by the overlays, so each club's trackingRateLimitPerMinute is raised to
-         ${CLUB_TRACKING_LIMIT.toLocaleString("en")} (one overlay makes ~64/min: ${LARGE.toLocaleString("en")} on ${RACES * TOKENS_PER_RACE} tokens make ~${Math.round((LARGE * 64) / (RACES * TOKENS_PER_RACE)).toLocaleString("en")}/min each); no deliberate 429s
+         and each race is fed every second through IngestService over gRPC (one tracking:write client per club, races spread over A and B); live answer ${liveBytes.toLocaleString("en")} bytes (${liveBrBytes.toLocaleString("en")} br);
+         ${CLUBS} clubs x ${TOKENS_PER_RACE} API clients = ${CLUBS * TOKENS_PER_RACE} tokens shared by the overlays, so each club's trackingRateLimitPerMinute is raised to
+         ${CLUB_TRACKING_LIMIT.toLocaleString("en")} (one overlay makes ~64/min: ${LARGE.toLocaleString("en")} on ${CLUBS * TOKENS_PER_RACE} tokens make ~${Math.round((LARGE * 64) / (CLUBS * TOKENS_PER_RACE)).toLocaleString("en")}/min each); no deliberate 429s
 mix:     per overlay live every 1 s, insights every 15 s (en/de/fr), track of one start group every ${TRACK_EVERY_S} s on average (10-minute
          pages from the capture start to the cut-off, immutable ones kept); If-None-Match and accept-encoding br/gzip as a browser;
          the first ${RAMP_SECONDS} s of each phase (connections opening) not counted; warm-up ${WARM_UP.clients} clients for ${WARM_UP.seconds} s: ${errors(warm) === "none" ? "no errors" : errors(warm)}
-idle     (no clients, ${IDLE_SECONDS} s): the API's statements ${rate(statementsOf(idle))}/s, the feed's ${rate(idle.feed)}/s, whole server Questions ${rate(idle.questions)}/s, Com_select ${rate(idle.comSelect)}/s;
-         CPU ${instanceList(idle.instanceCpu, (n) => `${n.toFixed(0)}%`)}, mariadbd ${pct(idle.mariadbCpu)}, the machine ${pct(idle.machineCpu)} (other processes ${pct(others(idle))}); RSS ${instanceList(idle.peakRss, mib)}; feed errors ${feedErrors}${firstFeedError}
+idle     (no clients, ${IDLE_SECONDS} s): ingest ${feedLine(idle.feed)};
+         the API's statements ${rate(statementsOf(idle))}/s, whole server Questions ${rate(idle.questions)}/s, Com_select ${rate(idle.comSelect)}/s;
+         CPU ${instanceList(idle.instanceCpu, (n) => `${n.toFixed(0)}%`)}, mariadbd ${pct(idle.mariadbCpu)}, the machine ${pct(idle.machineCpu)} (other processes ${pct(others(idle))}); RSS ${instanceList(idle.peakRss, mib)}${feedLog.firstError}
 ${block("A", one)}
 ${block("B", two)}
 ${block("C", many)}
@@ -453,6 +514,62 @@ logs     ${logs.map((l, i) => `${instances[i]!.name}: ${l}`).join("; ")}`);
 
 const ENDPOINTS: readonly Endpoint[] = ["live", "insights", "track"];
 
+/** What the feed did, its acknowledgements (wall-clock ms) and the probe's ack-to-live times. */
+interface FeedLog {
+  acks: Array<{ atMs: number; ms: number }>;
+  freshness: Array<{ atMs: number; ms: number }>;
+  /** Acknowledged fixes the probe never saw within 30 s. */
+  unseen: number;
+  firstError: string;
+}
+
+interface FeedFigures {
+  callsPerS: number;
+  fixesPerS: number;
+  failed: number;
+  rejected: number;
+  ackP50: number;
+  ackP99: number;
+  freshP50: number;
+  freshP99: number;
+  freshMax: number;
+  freshSamples: number;
+  unseen: number;
+}
+
+function feedCounts(feeds: readonly Feed[]): Counters["feed"] {
+  const sum = (pick: (feed: Feed) => number) => feeds.reduce((n, feed) => n + pick(feed), 0);
+  const values = (record: Record<string, number>) => Object.values(record).reduce((n, v) => n + v, 0);
+  return { calls: sum((f) => f.totals.calls), accepted: sum((f) => f.totals.accepted), failed: sum((f) => values(f.totals.errors)), rejected: sum((f) => values(f.totals.rejected)) };
+}
+
+function feedFigures(log: FeedLog, before: Counters, after: Counters, seconds: number): FeedFigures {
+  const inWindow = (samples: Array<{ atMs: number; ms: number }>) => Float64Array.from(samples.filter((s) => s.atMs >= before.wallMs && s.atMs < after.wallMs).map((s) => s.ms)).sort();
+  const acks = inWindow(log.acks);
+  const fresh = inWindow(log.freshness);
+  return {
+    callsPerS: (after.feed.calls - before.feed.calls) / seconds,
+    fixesPerS: (after.feed.accepted - before.feed.accepted) / seconds,
+    failed: after.feed.failed - before.feed.failed,
+    rejected: after.feed.rejected - before.feed.rejected,
+    ackP50: percentile(acks, 50),
+    ackP99: percentile(acks, 99),
+    freshP50: percentile(fresh, 50),
+    freshP99: percentile(fresh, 99),
+    freshMax: fresh.length ? fresh[fresh.length - 1]! : NaN,
+    freshSamples: fresh.length,
+    unseen: log.unseen,
+  };
+}
+
+function feedLine(f: FeedFigures): string {
+  const ms = (n: number) => (Number.isFinite(n) ? (n >= 100 ? n.toFixed(0) : n.toFixed(1)) : "-");
+  return (
+    `${f.callsPerS.toFixed(1)} calls/s, ${f.fixesPerS.toFixed(0)} fixes/s accepted; failed calls ${f.failed}, rejected fixes ${f.rejected}; ` +
+    `AppendFixes ack p50 ${ms(f.ackP50)} / p99 ${ms(f.ackP99)} ms; ack to live answer p50 ${ms(f.freshP50)} / p99 ${ms(f.freshP99)} / max ${ms(f.freshMax)} ms (${f.freshSamples} probed, ${f.unseen} unseen so far)`
+  );
+}
+
 /** One `race-api serve` process with its probe, asked one snapshot at a time. */
 class Instance {
   private pending: Array<(snapshot: InstanceSnapshot) => void> = [];
@@ -461,6 +578,7 @@ class Instance {
   private constructor(
     readonly name: string,
     readonly url: string,
+    readonly grpcUrl: string,
     private readonly child: ChildProcess,
     private readonly logFile: string,
   ) {
@@ -488,7 +606,7 @@ class Instance {
     for (const variable of ["INSIGHTS_MODEL_URL", "INSIGHTS_MODEL", "INSIGHTS_MODEL_API_KEY", "DATABASE_READ_URL", "TRUST_PROXY"]) delete env[variable];
     const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ["--import", "tsx"], stdio: ["ignore", log, log, "ipc"] });
     closeSync(log);
-    const instance = new Instance(name, `http://127.0.0.1:${port}`, child, logFile);
+    const instance = new Instance(name, `http://127.0.0.1:${port}`, `http://127.0.0.1:${grpcPort}`, child, logFile);
     process.stderr.write(`instance ${name}: Prometheus metrics at http://127.0.0.1:${metricsPort}/metrics\n`);
     const deadline = Date.now() + 30_000;
     for (;;) {
