@@ -170,15 +170,22 @@ export interface FixRange {
   toMs: number;
 }
 
-/** The stored fixes of each boat's range, one primary-key range per boat, in one statement. */
+/**
+ * The stored fixes of each boat's range, in one statement: the batch's duplicate check,
+ * one primary-key range per boat (test/store/fixes.test.ts).
+ */
 export async function fixesInRanges(db: Pool | Connection, startGroupId: number, ranges: readonly FixRange[]): Promise<FixRow[]> {
   if (ranges.length === 0) return [];
-  const [rows] = await db.query<RowDataPacket[]>(
-    `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
-     WHERE start_group_id = ? AND (${ranges.map(() => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`,
-    [startGroupId, ...ranges.flatMap((r) => [r.entryId, r.fromMs, r.toMs])],
-  );
+  const [rows] = await db.query<RowDataPacket[]>(fixesInRangesSql(ranges.length), [
+    startGroupId,
+    ...ranges.flatMap((r) => [r.entryId, r.fromMs, r.toMs]),
+  ]);
   return rows.map(toFixRow);
+}
+
+export function fixesInRangesSql(boats: number): string {
+  return `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
+  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`;
 }
 
 /** Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs would cut. */

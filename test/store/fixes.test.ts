@@ -1,10 +1,18 @@
-// The two hot reads of the fixes table must stay index range reads as the table
-// grows. EXPLAIN shows the plan; the session's Handler_read_* counters show the rows
+// The two hot reads of the fixes table, and ingest's duplicate check, must stay index
+// range reads as the table grows. EXPLAIN shows the plan; the session's Handler_read_* counters show the rows
 // the engine actually touched, which must be close to the rows returned.
 
 import type { RowDataPacket } from "mysql2/promise";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fixesInWindow, fixesInWindowSql, newestFixes, newestFixesSql, upsertFixes } from "../../src/store/fixes.js";
+import {
+  fixesInRanges,
+  fixesInRangesSql,
+  fixesInWindow,
+  fixesInWindowSql,
+  newestFixes,
+  newestFixesSql,
+  upsertFixes,
+} from "../../src/store/fixes.js";
 import type { Connection } from "../../src/store/pool.js";
 import { useFreshDatabase } from "../support/database.js";
 
@@ -22,8 +30,16 @@ beforeAll(async () => {
   try {
     for (const group of GROUPS) {
       for (const boat of BOATS) {
-        const t = Array.from({ length: SECONDS }, (_, s) => s).filter((s) => reports(boat, s)).map((s) => START + s * 1000);
-        await upsertFixes(conn, group, boat, { t, lat: t.map(() => 50 + boat / 1000), lon: t.map(() => -1.3), sogKn: t.map(() => null), cogDeg: t.map(() => 90) });
+        const t = Array.from({ length: SECONDS }, (_, s) => s)
+          .filter((s) => reports(boat, s))
+          .map((s) => START + s * 1000);
+        await upsertFixes(conn, group, boat, {
+          t,
+          lat: t.map(() => 50 + boat / 1000),
+          lon: t.map(() => -1.3),
+          sogKn: t.map(() => null),
+          cogDeg: t.map(() => 90),
+        });
       }
     }
     await conn.query("ANALYZE TABLE fixes");
@@ -57,7 +73,11 @@ describe("newest fix per boat at or before a cut-off", () => {
   it("is one primary-key range read per boat", async () => {
     const conn = await db.pool.getConnection();
     try {
-      const plan = await explain(conn, newestFixesSql(BOATS.length), seeks.flatMap((s) => [s.startGroupId, s.entryId, s.fromMs, s.toMs]));
+      const plan = await explain(
+        conn,
+        newestFixesSql(BOATS.length),
+        seeks.flatMap((s) => [s.startGroupId, s.entryId, s.fromMs, s.toMs]),
+      );
       const reads = plan.filter((row) => row.table === "fixes");
       expect(reads).toHaveLength(BOATS.length);
       for (const read of reads) {
@@ -119,5 +139,31 @@ describe("every fix of a start group in a window of up to 10 minutes", () => {
         .map((s) => ({ entryId: boat, t: START + s * 1000 })),
     );
     expect(fixes.map(({ entryId, t }) => ({ entryId, t }))).toEqual(expected);
+  });
+});
+
+describe("the stored fixes an ingested batch may repeat", () => {
+  // A second of every boat, as a live feed sends it.
+  const from = START + 2400 * 1000;
+  const ranges = BOATS.map((entryId) => ({ entryId, fromMs: from, toMs: from + 1000 }));
+
+  it("is one primary-key range per boat", async () => {
+    const conn = await db.pool.getConnection();
+    try {
+      const [read, ...others] = await explain(conn, fixesInRangesSql(BOATS.length), [
+        3,
+        ...ranges.flatMap((r) => [r.entryId, r.fromMs, r.toMs]),
+      ]);
+      expect(others).toEqual([]);
+      expect(read).toMatchObject({ table: "fixes", type: "range", key: "PRIMARY" });
+      let returned = 0;
+      const touched = await rowsTouched(conn, async () => {
+        returned = (await fixesInRanges(conn, 3, ranges)).length;
+      });
+      expect(returned).toBeGreaterThan(BOATS.length);
+      expect(touched).toBeLessThanOrEqual(returned + BOATS.length * 2);
+    } finally {
+      conn.release();
+    }
   });
 });
