@@ -41,9 +41,16 @@ export interface DetectionInput {
   toMs: number;
   /** The group's boats by entry id; facts about any other entry are not reported. */
   boats: Map<string, BoatRef>;
+  /** The group's gun; null: no capture window yet, so no boat's position is used. */
+  gunMs: number | null;
+  /** Each boat's (first) phone finish at or before `toMs`: its capture window ends there. */
+  finishMs: Map<string, number>;
   /** The window's readings plus the newest one at or before `fromMs` (the baseline). */
   liveOrders: LiveOrderData[];
-  /** Per boat: the window's fixes plus those of `TRACK_LOOKBACK_MS` before `fromMs` (at least the last one). */
+  /**
+   * Per boat: the window's fixes plus those of `TRACK_LOOKBACK_MS` before `fromMs` (at
+   * least the last one). Detection uses only those inside the boat's capture window.
+   */
   tracks: Map<string, TrackData>;
   /** Every version applied at or before `toMs`, ascending by `appliedFromMs`. */
   courses: CourseVersionData[];

@@ -6,11 +6,12 @@
 // Every fact's id comes from what happened (factId), never from the window, so the same
 // event seen from overlapping windows keeps its id.
 
-import type { DetectionInput, LiveOrderData, WindData } from "../domain/detection-input.js";
+import type { DetectionInput, LiveOrderData, TrackData, WindData } from "../domain/detection-input.js";
 import { INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../domain/facts.js";
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
+import { captureWindow } from "../domain/race-time.js";
 import { factId } from "./fact-id.js";
-import { compareStrings, detectRoundings } from "./roundings.js";
+import { compareStrings, detectRoundings, upperBound } from "./roundings.js";
 
 export { ROUNDING_RADIUS_M, ROUNDINGS_PER_MARK, ROUNDING_REENTRY_MS } from "./roundings.js";
 
@@ -78,6 +79,26 @@ function holdsLead(reading: LiveOrderData, before: LiveOrderData): boolean {
 }
 
 /**
+ * Each boat's track cut to its capture window (gun - 5 min to gun + 3 h, or to its own
+ * finish), the rule live and track apply: a boat sailing to the start or home after
+ * finishing is not reported, wherever its phone was.
+ */
+function capturedTracks(input: DetectionInput): Map<string, TrackData> {
+  const captured = new Map<string, TrackData>();
+  for (const [entryId, track] of input.tracks) {
+    const window = captureWindow(input.gunMs, input.finishMs.get(entryId) ?? null);
+    if (window === null) continue;
+    // Times are whole milliseconds: the first sample at or after fromMs.
+    const from = upperBound(track.t, window.fromMs - 1);
+    const to = upperBound(track.t, window.toMs);
+    if (to <= from) continue;
+    const part = (values: ArrayLike<number>) => Array.prototype.slice.call(values, from, to) as number[];
+    captured.set(entryId, from === 0 && to === track.t.length ? track : { t: part(track.t), lat: part(track.lat), lon: part(track.lon) });
+  }
+  return captured;
+}
+
+/**
  * Boats at least `MIN_PLACES_GAINED` places up from the baseline reading (the newest at
  * or before `fromMs`) to the newest reading in the window; the `GAINS_PER_DETECTION`
  * largest, ties by better current place, then entry id. No baseline, no gains.
@@ -108,7 +129,7 @@ function gains(input: DetectionInput, orders: readonly LiveOrderData[]): Fact[] 
 }
 
 function roundings(input: DetectionInput): Fact[] {
-  return detectRoundings(input.tracks, input.courses, input.fromMs, input.toMs, (id) => input.boats.has(id)).flatMap((r) => {
+  return detectRoundings(capturedTracks(input), input.courses, input.fromMs, input.toMs, (id) => input.boats.has(id)).flatMap((r) => {
     const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
     return fact ? [fact] : [];
   });

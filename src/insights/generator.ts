@@ -65,8 +65,10 @@ export class InsightsGenerator {
     const { pool, instanceId } = this.deps;
     const phrasedAtMs = await noteLanguage(pool, race.id, lang, nowMs);
     const state = await generationState(pool, race.id);
-    const due = state.generatedAtMs === null || nowMs - state.generatedAtMs >= GENERATION_INTERVAL_MS;
-    if (due && (await takeLease(pool, race.id, instanceId, nowMs, nowMs - GENERATION_INTERVAL_MS, LEASE_MS))) {
+    // A raised delay: the last generation saw later than this delay allows, so it is due at once.
+    const delayRaised = state.dataAsOfMs !== null && state.dataAsOfMs > dataAsOf(nowMs, race.event.delaySeconds);
+    const due = state.generatedAtMs === null || nowMs - state.generatedAtMs >= GENERATION_INTERVAL_MS || delayRaised;
+    if (due && (await takeLease(pool, race.id, instanceId, nowMs, delayRaised ? nowMs : nowMs - GENERATION_INTERVAL_MS, LEASE_MS))) {
       try {
         await this.generate(race, state, nowMs);
         insightGenerations.inc({ result: "ok" });
@@ -79,7 +81,7 @@ export class InsightsGenerator {
       // A language asked for the first time gets its lines in the window the facts were detected in.
       await this.phrase(race, lang, state.dataAsOfMs, nowMs);
     }
-    return this.stored(race, lang);
+    return this.stored(race, lang, nowMs);
   }
 
   private async generate(race: RaceRecord, state: GenerationState, nowMs: number): Promise<void> {
@@ -118,15 +120,21 @@ export class InsightsGenerator {
     await markPhrased(pool, race.id, lang, nowMs);
   }
 
-  private async stored(race: RaceRecord, lang: Lang): Promise<InsightsState | null> {
+  /**
+   * The stored generation as an answer at `nowMs`, cut at now minus the race's delay when
+   * the generation saw later (a raised delay another instance is generating for): an
+   * answer never shows what its own delaySeconds hides.
+   */
+  private async stored(race: RaceRecord, lang: Lang, nowMs: number): Promise<InsightsState | null> {
     const { pool } = this.deps;
     const state = await generationState(pool, race.id);
     if (state.generatedAtMs === null || state.dataAsOfMs === null) return null;
-    const facts = await factsBetween(pool, race.id, state.dataAsOfMs - SHOWN_MS, state.dataAsOfMs, MAX_INSIGHTS);
+    const asOf = Math.min(state.dataAsOfMs, dataAsOf(nowMs, race.event.delaySeconds));
+    const facts = await factsBetween(pool, race.id, asOf - SHOWN_MS, asOf, MAX_INSIGHTS);
     const texts = await textsFor(pool, race.id, lang, facts.map((fact) => fact.id));
     return {
       generatedAtMs: state.generatedAtMs,
-      dataAsOfMs: state.dataAsOfMs,
+      dataAsOfMs: asOf,
       // A fact detected by another instance before this language was phrased gets its template line.
       insights: facts.map((fact) => ({ fact, text: texts.get(fact.id) ?? { text: templateText(fact, lang), source: "template" as const } })),
     };

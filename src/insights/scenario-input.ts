@@ -45,6 +45,8 @@ export function detectionInputFromScenario(
     fromMs,
     toMs,
     boats,
+    gunMs: group.startTimeUtc ? Date.parse(group.startTimeUtc) : null,
+    finishMs: firstFinishes(group, toMs),
     liveOrders: withBaseline(orders, (o) => o.asOfMs, fromMs, toMs),
     tracks,
     courses: (group.courses ?? [])
@@ -66,4 +68,14 @@ function withBaseline<T>(items: readonly T[], timeOf: (item: T) => number, fromM
   const first = items.findIndex((item) => timeOf(item) > fromMs);
   const start = first < 0 ? Math.max(0, items.length - 1) : Math.max(0, first - 1);
   return items.slice(start).filter((item) => timeOf(item) <= toMs);
+}
+
+/** Each boat's first phone finish at or before `toMs`. */
+function firstFinishes(group: StartGroup, toMs: number): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const finish of group.finishes ?? []) {
+    const ms = Date.parse(finish.finishTimeUtc);
+    if (ms <= toMs && ms < (first.get(finish.entryId) ?? Infinity)) first.set(finish.entryId, ms);
+  }
+  return first;
 }

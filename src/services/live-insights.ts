@@ -33,7 +33,9 @@ interface Answer {
 
 export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGenerator }): ServiceImpl<typeof LiveInsightsService> {
   const answers = new SharedRead<Answer>({ name: "insights", ttlMs: (answer) => answer.freshUntilMs - Date.now(), max: 10_000 });
-  const current = async (race: RaceRecord, lang: Lang) => (race.isLive ? await answers.get(`${race.uuid}|${lang}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang));
+  // Keyed by the delay too: an answer built under another delay would state one delay and show another's data.
+  const current = async (race: RaceRecord, lang: Lang) =>
+    race.isLive ? await answers.get(`${race.uuid}|${lang}|${race.event.delaySeconds}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang);
   // Watchers ask on the feeds' beat, so a new generation reaches them as soon as it is due.
   const feeds = new Feeds<GetLiveInsightsResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
   return {

@@ -44,6 +44,11 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
         fromMs,
         toMs,
         boats,
+        gunMs: group.gunMs,
+        finishMs: new Map(own.flatMap((member) => {
+          const finishMs = finishes.get(boatKey(group.id, member.entryId));
+          return finishMs === undefined ? [] : [[member.uuid, finishMs] as const];
+        })),
         liveOrders: orders.get(group.id) ?? [],
         tracks,
         courses: courses.get(group.id) ?? [],

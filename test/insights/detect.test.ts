@@ -29,6 +29,8 @@ function input(parts: Partial<DetectionInput> = {}): DetectionInput {
     fromMs: T0,
     toMs: T0 + 5 * MIN,
     boats,
+    gunMs: T0 - 30 * MIN,
+    finishMs: new Map(),
     liveOrders: [],
     tracks: new Map(),
     courses: [],
@@ -119,6 +121,23 @@ describe("markRounding", () => {
     const facts = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", onEdge], ["b", justOut]]) }));
     expect(facts.map((f) => [f.kind, ...boatsOf(f), f.atMs, f.markLabel])).toEqual([["markRounding", "a", T0 + 11 * S, "Windward"]]);
     expect(facts[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "markRounding", entryIds: ["a"], atMs: T0 + 11 * S }));
+  });
+
+  it("reports no rounding from a sample outside the boat's capture window: before gun - 5 min, after its finish, without a gun", () => {
+    const tracks = new Map([["a", entering(30)]]);
+    const rounded = (parts: Partial<DetectionInput>) => detectFacts(input({ courses: windwardCourse, tracks, ...parts })).map((f) => f.kind);
+    expect(rounded({})).toEqual(["markRounding"]);
+    // The gun 20 minutes after the window: the boat is sailing to the start.
+    expect(rounded({ gunMs: T0 + 25 * MIN })).toEqual([]);
+    // The window opens 5 minutes before the gun, inclusive; a sample before it is not even the "outside" an entry needs.
+    expect(rounded({ gunMs: T0 + 59 * S + 5 * MIN })).toEqual(["markRounding"]);
+    expect(rounded({ gunMs: T0 + 59 * S + 5 * MIN + 1 })).toEqual([]);
+    // Finished a second before it reached the mark; the finish itself is still inside.
+    expect(rounded({ finishMs: new Map([["a", T0 + 59 * S]]) })).toEqual([]);
+    expect(rounded({ finishMs: new Map([["a", T0 + 60 * S]]) })).toEqual(["markRounding"]);
+    // Three hours after the gun the window has closed.
+    expect(rounded({ gunMs: T0 + 60 * S - 3 * 60 * MIN - 1 })).toEqual([]);
+    expect(rounded({ gunMs: null })).toEqual([]);
   });
 
   it("reports the first sample inside, once per boat and mark in a window", () => {
