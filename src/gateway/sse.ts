@@ -15,6 +15,7 @@ import { ref, type JsonSchema } from "./json-schemas.js";
 import { streamRouteSchema, type StreamRouteDocs } from "./route-schemas.js";
 import type { Query } from "./rpc-call.js";
 import { droppedSubscribers } from "../telemetry/metrics.js";
+import { recordRestStreamEnd } from "../telemetry/request-metrics.js";
 
 /** One event of a stream: its id, the shared message its bytes are kept with, and its JSON. */
 export interface StreamEvent {
@@ -115,6 +116,7 @@ export async function writeStream(
   const raw = reply.raw;
   raw.writeHead(200, { ...headers, ...STREAM_HEADERS });
   raw.write(RETRY);
+  let failure: unknown;
   try {
     let message: object | undefined = first;
     while (message !== undefined && !raw.destroyed) {
@@ -130,10 +132,12 @@ export async function writeStream(
       message = next.done ? undefined : next.value;
     }
   } catch (error) {
+    failure = error;
     if (!raw.destroyed) raw.write(`event: error\ndata: ${options.problemBody(error)}\n\n`);
   } finally {
     await messages.return?.();
     if (!raw.destroyed) raw.end();
+    recordRestStreamEnd(reply.request, failure);
   }
 }
 

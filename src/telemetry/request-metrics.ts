@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { describeRpcError } from "../errors/api-error.js";
 import { problemCodeOf } from "../gateway/problem.js";
 import { registry } from "./metrics.js";
+import { apiErrorCode } from "./tracing.js";
 
 export type Surface = "rest" | "connect" | "grpc-web" | "grpc";
 
@@ -97,18 +98,27 @@ function routeStats(surface: Surface, route: string): RouteStats {
 const restRoutes = new Map<string, RouteStats>();
 let unmatched: RouteStats | null = null;
 
-/** Fastify's onResponse hook of the REST gateway. SSE streams take over their socket and never get here. */
-export function recordRestResponse(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  const path = request.routeOptions.url;
+function restStats(path: string | undefined): RouteStats {
   let stats = path === undefined ? unmatched : restRoutes.get(path);
   if (!stats) {
     stats = routeStats("rest", path ?? "unmatched");
     if (path === undefined) unmatched = stats;
     else restRoutes.set(path, stats);
   }
-  stats.record(reply.statusCode, problemCodeOf(reply) ?? "", reply.elapsedTime / 1000);
+  return stats;
+}
+
+/** Fastify's onResponse hook of the REST gateway. SSE streams take over their socket and never get here. */
+export function recordRestResponse(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  restStats(request.routeOptions.url).record(reply.statusCode, problemCodeOf(reply) ?? "", reply.elapsedTime / 1000);
   done();
 }
+
+/** An SSE stream that has ended: 200, with the code of the `error` event that ended it, if one did. */
+export function recordRestStreamEnd(request: FastifyRequest, error: unknown): void {
+  restStats(request.routeOptions.url).record(200, error === undefined ? "" : apiErrorCode(error), null);
+}
+
 
 // Connect, gRPC-Web and gRPC: every RPC through an interceptor of the Connect router.
 const rpcRoutes = new Map<DescMethod, Record<Surface, RouteStats | undefined>>();

@@ -9,8 +9,8 @@
 import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
-import { ApiError, describeRpcError } from "../errors/api-error.js";
 import { tracingConfig, type TracingConfig } from "../config.js";
+import { ApiError, describeRpcError } from "../errors/api-error.js";
 
 export let tracingOn = false;
 
@@ -66,7 +66,7 @@ export function rpcSpan<T>(method: DescMethod, traceparent: string | null, work:
     try {
       return await work(span.spanContext().traceId);
     } catch (error) {
-      span.setAttribute("race_api.error_code", errorCode(error));
+      span.setAttribute("race_api.error_code", apiErrorCode(error));
       span.setStatus({ code: SpanStatusCode.ERROR });
       throw error;
     } finally {
@@ -75,7 +75,8 @@ export function rpcSpan<T>(method: DescMethod, traceparent: string | null, work:
   });
 }
 
-function errorCode(error: unknown): string {
+/** The spec's code an error carries (the ErrorInfo reason of a ConnectError); INTERNAL_ERROR for anything else. */
+export function apiErrorCode(error: unknown): string {
   if (error instanceof ApiError) return error.code;
   return error instanceof ConnectError ? describeRpcError(error).code : "INTERNAL_ERROR";
 }

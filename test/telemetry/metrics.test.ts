@@ -217,7 +217,9 @@ describe("shared reads", () => {
 
 describe("streams", () => {
   it("count open streams, and a stream over the client's cap as a rate-limit rejection", async () => {
-    const base = total(await scrape(), "race_api_streams_open");
+    const route = "/api/v1/races/:raceId/live/stream";
+    const before = await scrape();
+    const base = total(before, "race_api_streams_open");
     const stream = await openSse(`${server.httpUrl}/api/v1/races/${raceId}/live/stream`, bearer(token));
     try {
       await stream.nextEvent();
@@ -231,6 +233,13 @@ describe("streams", () => {
       stream.close();
     }
     await expect.poll(async () => total(await scrape(), "race_api_streams_open")).toBe(base);
+    // The SSE stream counts once it has ended; the refused one as its 429.
+    const streamed = (samples: Sample[], labels: Record<string, string>) => total(samples, "race_api_requests_total", { surface: "rest", route, ...labels });
+    await expect.poll(async () => streamed(await scrape(), { status: "200", code: "" }) - streamed(before, { status: "200", code: "" })).toBe(1);
+    const after = await scrape();
+    expect(streamed(after, { status: "429", code: "RATE_LIMIT_EXCEEDED" }) - streamed(before, { status: "429", code: "RATE_LIMIT_EXCEEDED" })).toBe(1);
+    // A stream's duration is no latency.
+    expect(total(after, "race_api_request_duration_seconds_count", { surface: "rest", route })).toBe(total(before, "race_api_request_duration_seconds_count", { surface: "rest", route }) + 1);
   });
 
   it("count a subscriber dropped for stalling", async () => {
