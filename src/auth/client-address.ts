@@ -9,6 +9,10 @@ import proxyAddr from "proxy-addr";
 export type AddressResolver = (request: IncomingMessage | Http2ServerRequest) => string;
 
 export function addressResolver(trustProxy: readonly string[]): AddressResolver {
+  // Trusting no proxy, the answer is the socket's peer: proxy-addr would parse
+  // X-Forwarded-For on every request only to ignore it. (A socket already closed has
+  // no peer: the empty address, which no allowlist admits.)
+  if (trustProxy.length === 0) return (request) => normalize(request.socket.remoteAddress ?? "");
   const trust = proxyAddr.compile([...trustProxy]);
   return (request) => normalize(proxyAddr(request as IncomingMessage, trust));
 }

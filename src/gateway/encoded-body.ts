@@ -21,24 +21,31 @@ export interface Representation {
 }
 
 export class EncodedBody {
-  private readonly compressed = new Map<Encoding, Promise<Representation>>();
+  /** A compression under way, then its result: once made, a representation is handed out as it is, not awaited. */
+  private readonly compressed = new Map<Encoding, Representation | Promise<Representation>>();
+  private allTags: readonly string[] | undefined;
 
   constructor(readonly identity: Representation) {}
 
   /** The representation for `encoding`, compressed on first use and kept. */
-  representation(encoding: Encoding): Promise<Representation> {
-    if (encoding === "identity") return Promise.resolve(this.identity);
-    let pending = this.compressed.get(encoding);
-    if (!pending) {
-      pending = compress(this.identity.body, encoding).then((body) => ({ body, encoding, etag: variantEtag(this.identity.etag, encoding) }));
-      this.compressed.set(encoding, pending);
+  representation(encoding: Encoding): Representation | Promise<Representation> {
+    if (encoding === "identity") return this.identity;
+    let kept = this.compressed.get(encoding);
+    if (!kept) {
+      kept = compress(this.identity.body, encoding).then((body) => {
+        const made = { body, encoding, etag: variantEtag(this.identity.etag, encoding) };
+        this.compressed.set(encoding, made);
+        return made;
+      });
+      this.compressed.set(encoding, kept);
     }
-    return pending;
+    return kept;
   }
 
   /** Every tag this content has been or could be sent with: an If-None-Match with any of them is a match. */
-  tags(): string[] {
-    return [this.identity.etag, variantEtag(this.identity.etag, "br"), variantEtag(this.identity.etag, "gzip")];
+  tags(): readonly string[] {
+    this.allTags ??= [this.identity.etag, variantEtag(this.identity.etag, "br"), variantEtag(this.identity.etag, "gzip")];
+    return this.allTags;
   }
 }
 

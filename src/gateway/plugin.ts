@@ -6,7 +6,7 @@
 // 304) are computed from the bytes it sends, and the CORS headers the origin policy
 // (auth/origins.ts) gives are sent with each answer.
 
-import { ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { ConnectError } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
@@ -21,7 +21,7 @@ import type { Services } from "../services/routes.js";
 import { chooseEncoding, encodedBody, type EncodedBody } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
 import { problemJson, problemOf, sendProblem, type Problem } from "./problem.js";
-import { restCallContext, type Query, type RestRoute } from "./rpc-call.js";
+import { restCallContext, type Query, type RestCallContext, type RestRoute } from "./rpc-call.js";
 import { OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
 import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
 import { STREAM_HEADERS, writeStream, type StreamRoute } from "./sse.js";
@@ -154,7 +154,7 @@ function refuseNonDecimal(query: Query, names: readonly string[]): void {
   }
 }
 
-async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const context = restCallContext(route.rpc, request, deps.resolveAddress);
   try {
     const message = await route.call(deps.services, request, context);
@@ -162,9 +162,9 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
     // A request spelt its own way gets bytes of its own; everyone else shares the message's.
     const echoed = route.echo(request, message);
     const encoded = encodedBody(echoed ? {} : message, () => reply.getSerializationFunction("200", "application/json")!({ ...(route.json(message) as Record<string, unknown>), ...echoed }));
-    return await sendEncoded(request, reply, encoded, Object.fromEntries(context.responseHeader));
+    await sendEncoded(request, reply, encoded, context.responseHeader.record);
   } catch (error) {
-    return sendProblem(reply, deps.errorsUrl, callProblem(error, context, deps.logger));
+    sendProblem(reply, deps.errorsUrl, callProblem(error, context, deps.logger));
   }
 }
 
@@ -193,7 +193,7 @@ async function serveStream(deps: GatewayDeps, route: StreamRoute, request: Fasti
   }
   const serialize = reply.compileSerializationSchema(route.dataSchema) as (json: unknown) => string;
   // The stream writes its own head (no onSend hook runs): the call's headers, its CORS grant among them.
-  const headers = { ...Object.fromEntries(context.responseHeader), vary: "Origin" };
+  const headers = { ...context.responseHeader.record, vary: "Origin" };
   await writeStream(reply, route, messages, first.value, headers, serialize, {
     stallMs: deps.streamTiming.stallMs,
     problemBody: (error) => {
@@ -223,14 +223,26 @@ function withOrigin(vary: string | number | string[] | undefined): string {
   return `${Array.isArray(vary) ? vary.join(", ") : String(vary)}, Origin`;
 }
 
-/** The answer in the encoding the client prefers, or 304 when If-None-Match names it. */
-async function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, responseHeaders: Record<string, string>): Promise<FastifyReply> {
-  const representation = await encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
-  const headers: Record<string, string> = { ...responseHeaders, etag: representation.etag, vary: "Accept-Encoding" };
+/**
+ * The answer in the encoding the client prefers, or 304 when If-None-Match names it.
+ * `headers` are this answer's own (the call's record, or a literal): the validators
+ * are added to them rather than to a copy. Resolves to nothing, not to the reply: a
+ * reply is a thenable, and adopting one costs every request extra promise jobs.
+ */
+async function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, headers: Record<string, string>): Promise<void> {
+  const chosen = encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
+  const representation = chosen instanceof Promise ? await chosen : chosen;
+  headers.etag = representation.etag;
+  headers.vary = "Accept-Encoding";
   // 304 carries the same validators and freshness (Cache-Control, X-Data-As-Of) as the 200 it stands for.
-  if (encoded.tags().some((tag) => matchesIfNoneMatch(request.headers["if-none-match"], tag))) return reply.code(304).headers(headers).send();
+  const ifNoneMatch = request.headers["if-none-match"];
+  if (ifNoneMatch !== undefined && encoded.tags().some((tag) => matchesIfNoneMatch(ifNoneMatch, tag))) {
+    reply.code(304).headers(headers).send();
+    return;
+  }
   if (representation.encoding !== "identity") headers["content-encoding"] = representation.encoding;
-  return reply.headers(headers).type("application/json").send(representation.body);
+  headers["content-type"] = "application/json";
+  reply.headers(headers).send(representation.body);
 }
 
 /** The parameter an ajv error is about: a missing one, or the first segment of the failing path. */
@@ -240,12 +252,12 @@ function parameterName(error: { instancePath: string; params: Record<string, unk
 }
 
 /** What a call's failure answers: the RPC's error as it stands, anything else as classify() has it. */
-function callProblem(error: unknown, context: HandlerContext, logger: Logger): Problem {
+function callProblem(error: unknown, context: RestCallContext, logger: Logger): Problem {
   const trace = context.values.get(traceId);
   if (error instanceof ConnectError) {
     const { code, params } = describeRpcError(error);
     // As Connect does: the headers the call set (its rate-limit standing), then the error's own.
-    return { code, params, traceId: trace, headers: { ...Object.fromEntries(context.responseHeader), ...Object.fromEntries(error.metadata) } };
+    return { code, params, traceId: trace, headers: { ...context.responseHeader.record, ...Object.fromEntries(error.metadata) } };
   }
   return problemOf(classify(error, logger, { traceId: trace }), trace);
 }

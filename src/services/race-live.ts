@@ -23,18 +23,24 @@ import type { ServiceDeps } from "./deps.js";
 import { SharedRead } from "../shared-read.js";
 import { DATA_AS_OF_HEADER, LIVE_CACHE_CONTROL, LIVE_MAX_AGE_MS } from "../cache-policy.js";
 
+/** One shared read: the answer, and its X-Data-As-Of written once rather than per request. */
+interface LiveRead {
+  answer: GetRaceLiveResponse;
+  dataAsOf: string;
+}
+
 export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveService> {
   // Races polled within the last 2 s; a few hundred live at once is a busy day.
-  const answers = new SharedRead<GetRaceLiveResponse>({ name: "live", ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
-  const current = (race: RaceRecord) => answers.get(race.uuid, () => readRaceLive(deps.reads.pool(), race, Date.now()));
+  const reads = new SharedRead<LiveRead>({ name: "live", ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
+  const current = (race: RaceRecord) => reads.get(race.uuid, () => readRaceLive(deps.reads.pool(), race, Date.now()));
   // Watchers read through the same shared read as pollers: one read per race per 2 s in all.
   const feeds = new Feeds<GetRaceLiveResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
   return {
     getRaceLive: guarded(deps, RaceLiveService.method.getRaceLive, async (request, caller, context) => {
       // Visibility first, per request: a cached answer is never a reason to show a race.
       const race = await deps.races.trackingRace(caller, request.raceId);
-      const answer = await current(race);
-      context.responseHeader.set(DATA_AS_OF_HEADER, new Date(timestampMs(answer.raceLive!.dataAsOf!)).toISOString());
+      const { answer, dataAsOf } = await current(race);
+      context.responseHeader.set(DATA_AS_OF_HEADER, dataAsOf);
       context.responseHeader.set("cache-control", LIVE_CACHE_CONTROL);
       return answer;
     }),
@@ -44,7 +50,7 @@ export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveS
       async (request, caller) => {
         const race = await deps.races.trackingRace(caller, request.raceId);
         const read = async () => {
-          const answer = await current((await deps.races.race(race.uuid)) ?? race);
+          const { answer } = await current((await deps.races.race(race.uuid)) ?? race);
           return { id: String(timestampMs(answer.raceLive!.dataAsOf!)), value: answer };
         };
         return feeds.subscribe(race.uuid, read, request.resumeAfter);
@@ -59,8 +65,12 @@ export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveS
 }
 
 /** One shared read: the race as of now minus its event's delay. */
-async function readRaceLive(pool: Pool, race: RaceRecord, nowMs: number): Promise<GetRaceLiveResponse> {
+async function readRaceLive(pool: Pool, race: RaceRecord, nowMs: number): Promise<LiveRead> {
   const asOf = dataAsOf(nowMs, race.event.delaySeconds);
+  return { answer: await readAnswer(pool, race, asOf), dataAsOf: new Date(asOf).toISOString() };
+}
+
+async function readAnswer(pool: Pool, race: RaceRecord, asOf: number): Promise<GetRaceLiveResponse> {
   const groupIds = race.startGroups.map((group) => group.id);
   const [members, finishes, wind, courses, orders] = await Promise.all([
     groupBoats(pool, groupIds),
