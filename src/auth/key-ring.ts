@@ -43,13 +43,17 @@ export class KeyRing {
 
   /** The verification key for `kid`, or null when it is unknown or retired. */
   async verificationKey(kid: string): Promise<CryptoKey | null> {
-    await this.fresh();
+    // Every request with a known token asks: the fresh case awaits nothing.
+    if (this.stale()) await this.reload();
     return this.keys.find((key) => key.kid === kid)?.publicKey ?? null;
   }
 
   private async fresh(): Promise<void> {
-    if (performance.now() - this.loadedAt < REFRESH_MS) return;
-    await this.reload();
+    if (this.stale()) await this.reload();
+  }
+
+  private stale(): boolean {
+    return performance.now() - this.loadedAt >= REFRESH_MS;
   }
 
   /** One read at a time, however many requests find the set stale together. */
