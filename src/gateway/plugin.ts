@@ -18,7 +18,7 @@ import { classify } from "../errors/classify.js";
 import { traceId, traceIdFrom } from "../services/context.js";
 import type { StreamTiming } from "../services/deps.js";
 import type { Services } from "../services/routes.js";
-import { chooseEncoding, encodedBody, type EncodedBody } from "./encoded-body.js";
+import { chooseEncoding, encodedBody, type EncodedBody, type Representation } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
 import { problemJson, problemOf, sendProblem, type Problem } from "./problem.js";
 import { restCallContext, type Query, type RestCallContext, type RestRoute } from "./rpc-call.js";
@@ -154,7 +154,7 @@ function refuseNonDecimal(query: Query, names: readonly string[]): void {
   }
 }
 
-async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const context = restCallContext(route.rpc, request, deps.resolveAddress);
   try {
     const message = await route.call(deps.services, request, context);
@@ -162,9 +162,10 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
     // A request spelt its own way gets bytes of its own; everyone else shares the message's.
     const echoed = route.echo(request, message);
     const encoded = encodedBody(echoed ? {} : message, () => reply.getSerializationFunction("200", "application/json")!({ ...(route.json(message) as Record<string, unknown>), ...echoed }));
-    await sendEncoded(request, reply, encoded, context.responseHeader.record);
+    // The reply is a thenable: awaiting it settles the handler's promise only once the answer is out, even when an onSend hook (CORS) lets it go later.
+    return await sendEncoded(request, reply, encoded, context.responseHeader.record);
   } catch (error) {
-    sendProblem(reply, deps.errorsUrl, callProblem(error, context, deps.logger));
+    return sendProblem(reply, deps.errorsUrl, callProblem(error, context, deps.logger));
   }
 }
 
@@ -225,24 +226,26 @@ function withOrigin(vary: string | number | string[] | undefined): string {
 
 /**
  * The answer in the encoding the client prefers, or 304 when If-None-Match names it.
- * `headers` are this answer's own (the call's record, or a literal): the validators
- * are added to them rather than to a copy. Resolves to nothing, not to the reply: a
- * reply is a thenable, and adopting one costs every request extra promise jobs.
+ * A representation made before (every cached answer's) is sent at once, with no
+ * promise: only a first compression is waited for. `headers` are this answer's own
+ * (the call's record, or a literal): the validators are added to them, not to a copy.
  */
-async function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, headers: Record<string, string>): Promise<void> {
+function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, headers: Record<string, string>): FastifyReply | Promise<FastifyReply> {
   const chosen = encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
-  const representation = chosen instanceof Promise ? await chosen : chosen;
+  if (chosen instanceof Promise) return chosen.then((representation) => sendRepresentation(request, reply, encoded, representation, headers));
+  return sendRepresentation(request, reply, encoded, chosen, headers);
+}
+
+function sendRepresentation(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, representation: Representation, headers: Record<string, string>): FastifyReply {
   headers.etag = representation.etag;
   headers.vary = "Accept-Encoding";
   // 304 carries the same validators and freshness (Cache-Control, X-Data-As-Of) as the 200 it stands for.
   const ifNoneMatch = request.headers["if-none-match"];
-  if (ifNoneMatch !== undefined && encoded.tags().some((tag) => matchesIfNoneMatch(ifNoneMatch, tag))) {
-    reply.code(304).headers(headers).send();
-    return;
-  }
+  if (ifNoneMatch !== undefined && encoded.tags().some((tag) => matchesIfNoneMatch(ifNoneMatch, tag))) return reply.code(304).headers(headers).send();
   if (representation.encoding !== "identity") headers["content-encoding"] = representation.encoding;
+  // Set with the rest rather than by reply.type(): one pass over the headers.
   headers["content-type"] = "application/json";
-  reply.headers(headers).send(representation.body);
+  return reply.headers(headers).send(representation.body);
 }
 
 /** The parameter an ajv error is about: a missing one, or the first segment of the failing path. */
