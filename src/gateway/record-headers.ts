@@ -27,15 +27,15 @@ export class RequestHeaders implements Headers {
     return [...(this.record["set-cookie"] ?? [])];
   }
 
-  set(): void {
+  set(_name: string, _value: string): never {
     throw new TypeError("a request's headers are immutable");
   }
 
-  append(): void {
+  append(_name: string, _value: string): never {
     throw new TypeError("a request's headers are immutable");
   }
 
-  delete(): void {
+  delete(_name: string): never {
     throw new TypeError("a request's headers are immutable");
   }
 
