@@ -9,7 +9,12 @@ describe("RequestHeaders", () => {
 
   it("reads names case-insensitively, repeated values joined as Headers joins them", () => {
     expect(headers.get("Authorization")).toBe("Bearer abc");
-    expect(headers.get("x-multi")).toBe(new Headers([["x-multi", "a"], ["x-multi", "b"]]).get("x-multi"));
+    expect(headers.get("x-multi")).toBe(
+      new Headers([
+        ["x-multi", "a"],
+        ["x-multi", "b"],
+      ]).get("x-multi"),
+    );
     expect(headers.get("absent")).toBeNull();
     expect(headers.has("AUTHORIZATION")).toBe(true);
     expect(headers.has("absent")).toBe(false);
