@@ -249,7 +249,7 @@ async function startServer(databaseUrl: string): Promise<{ url: string; grpcUrl:
   // PROFILE=DIR: a V8 CPU profile of each server in DIR (node --cpu-prof), to see where ingest spends its time.
   const profile = process.env.PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, BIN, "serve"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, HOST: "127.0.0.1", PORT: String(port), GRPC_PORT: String(grpcPort), LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" },
+    env: { ...process.env, DATABASE_URL: databaseUrl, HOST: "127.0.0.1", PORT: String(port), GRPC_PORT: String(grpcPort), METRICS_PORT: "0", LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
