@@ -83,8 +83,15 @@ new Gauge({
 });
 
 // Database: the pools' connections, whose numbers mysql2 keeps in fields of its pool.
-const pools = new Map<string, Pool>();
-const replicas = new Set<ReadPools>();
+// One runtime per process serves; should a process hold several (tests), the newest shows.
+const watched: Array<{ primary: Pool; reads: ReadPools }> = [];
+
+function watchedPools(): Array<[string, Pool]> {
+  const current = watched.at(-1);
+  if (!current) return [];
+  const replica = current.reads.replicaPool();
+  return replica ? [["primary", current.primary], ["replica", replica]] : [["primary", current.primary]];
+}
 
 new Gauge({
   name: "race_api_db_pool_connections",
@@ -93,7 +100,7 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const [name, pool] of pools) {
+    for (const [name, pool] of watchedPools()) {
       const core = corePool(pool);
       this.set({ pool: name, state: "in_use" }, core._allConnections.length - core._freeConnections.length);
       this.set({ pool: name, state: "idle" }, core._freeConnections.length);
@@ -108,46 +115,43 @@ new Gauge({
   registers: [registry],
   collect() {
     this.reset();
-    for (const [name, pool] of pools) this.set({ pool: name }, corePool(pool)._connectionQueue.length);
+    for (const [name, pool] of watchedPools()) this.set({ pool: name }, corePool(pool)._connectionQueue.length);
   },
 });
 
 new Gauge({
   name: "race_api_db_replica_lag_seconds",
   help: "The read replica's newest measured lag (DATABASE_READ_URL); absent without a replica, NaN before the first reading.",
+  // Labelled so that without a replica there is no series at all (an unlabelled gauge shows 0).
+  labelNames: ["pool"],
   registers: [registry],
   collect() {
     this.reset();
-    for (const reads of replicas) {
-      const state = reads.replicaState();
-      if (state) this.set(state.lagMs === null ? Number.NaN : state.lagMs / 1000);
-    }
+    const state = watched.at(-1)?.reads.replicaState();
+    if (state) this.set({ pool: "replica" }, state.lagMs === null ? Number.NaN : state.lagMs / 1000);
   },
 });
 
 new Gauge({
   name: "race_api_db_replica_in_use",
   help: "1 while read-model queries go to the replica, 0 while they are on the primary (lag above DATABASE_READ_MAX_LAG_MS, or failing).",
+  // Labelled so that without a replica there is no series at all (an unlabelled gauge shows 0).
+  labelNames: ["pool"],
   registers: [registry],
   collect() {
     this.reset();
-    for (const reads of replicas) {
-      const state = reads.replicaState();
-      if (state) this.set(state.inUse ? 1 : 0);
-    }
+    const state = watched.at(-1)?.reads.replicaState();
+    if (state) this.set({ pool: "replica" }, state.inUse ? 1 : 0);
   },
 });
 
 /** The runtime's pools, watched until it closes. */
 export function watchDatabase(primary: Pool, reads: ReadPools): () => void {
-  pools.set("primary", primary);
-  const replica = reads.replicaPool();
-  if (replica) pools.set("replica", replica);
-  replicas.add(reads);
+  const entry = { primary, reads };
+  watched.push(entry);
   return () => {
-    if (pools.get("primary") === primary) pools.delete("primary");
-    if (replica && pools.get("replica") === replica) pools.delete("replica");
-    replicas.delete(reads);
+    const at = watched.indexOf(entry);
+    if (at >= 0) watched.splice(at, 1);
   };
 }
 

@@ -273,6 +273,25 @@ describe("the database", () => {
     expect(samples.find((s) => s.name === "race_api_db_pool_queued" && s.labels.pool === "primary")?.value).toBe(0);
   });
 
+  it("shows a read replica's pool, lag and use", async () => {
+    // The test database as its own replica: the heartbeat's lag is about zero.
+    const replicated = await testRuntime(db, { databaseReadUrl: db.url });
+    try {
+      await expect.poll(async () => total(await scrape(), "race_api_db_replica_in_use"), { timeout: 10_000 }).toBe(1);
+      const samples = await scrape();
+      const lag = samples.find((s) => s.name === "race_api_db_replica_lag_seconds")!.value;
+      expect(lag).toBeGreaterThanOrEqual(0);
+      expect(lag).toBeLessThan(1);
+      expect(samples.some((s) => s.name === "race_api_db_pool_connections" && s.labels.pool === "replica")).toBe(true);
+    } finally {
+      await replicated.close();
+    }
+    // Closed, the serving runtime's pools show again, and no replica.
+    const after = await scrape();
+    expect(after.some((s) => s.name === "race_api_db_replica_in_use")).toBe(false);
+    expect(after.some((s) => s.name === "race_api_db_pool_connections" && s.labels.pool === "primary")).toBe(true);
+  });
+
   it("counts 503s by cause: a statement over its time limit, a database that is not there", async () => {
     const quickPool = createPool(db.url, { statementTimeoutMs: 300 });
     const quick = await startApi(db, {}, quickPool);
