@@ -10,6 +10,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import { ERRORS_PAGE_CACHE_CONTROL } from "./cache-policy.js";
 import { errorsPage } from "./docs/errors-page.js";
 import { referenceOptions } from "./docs/reference.js";
+import { overlayPage } from "./overlay/routes.js";
 import { COMPONENT_SCHEMAS } from "./gateway/json-schemas.js";
 import { openApiOptions } from "./gateway/openapi.js";
 import { gateway } from "./gateway/plugin.js";
@@ -70,6 +71,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(wellKnown(runtime));
 
   await app.register(fastifySwaggerUi, referenceOptions());
+  await app.register(overlayPage);
 
   const page = errorsPage();
   app.get("/docs/errors", async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", ERRORS_PAGE_CACHE_CONTROL).send(page));

@@ -10,6 +10,7 @@ import type { Config } from "./config.js";
 import { importScenario } from "./scenario/import.js";
 import type { Scenario } from "./domain/scenario.js";
 import { createRuntime, servingPoolOptions } from "./runtime.js";
+import { OVERLAY_PATH } from "./overlay/routes.js";
 import { startServer } from "./server.js";
 import { createIngestClient } from "./ingest-client.js";
 import { startFeed, type FeedTotals } from "./sim/feed.js";
@@ -58,7 +59,8 @@ export async function runDemo(config: Config): Promise<number> {
     const server = await startServer(config, runtime);
     const client = createIngestClient({ url: server.httpUrl, grpcUrl: server.grpcUrl, clientId: FEED_CLIENT_ID, clientSecret: feedSecret });
     const feed = startFeed(client, race, { fromMs: now, onError: (error) => log.error({ err: error }, "live feed call failed") });
-    say(instructions(race, clientSecret, server.httpUrl, server.grpcUrl));
+    const overlayToken = await fetchToken(server.httpUrl, clientSecret);
+    say(instructions(race, clientSecret, server.httpUrl, server.grpcUrl, overlayToken));
 
     const signal = await untilStopSignal();
     say(`\n${signal}: stopping the live feed and the server ...`);
@@ -73,7 +75,18 @@ export async function runDemo(config: Config): Promise<number> {
   }
 }
 
-function instructions(race: Scenario, clientSecret: string, httpUrl: string, grpcUrl: string): string {
+/** A token of the demo client, fetched the way any client does, for the overlay's URL. */
+async function fetchToken(httpUrl: string, clientSecret: string): Promise<string> {
+  const response = await fetch(`${httpUrl}/api/v1/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: DEMO_CLIENT_ID, client_secret: clientSecret }),
+  });
+  if (!response.ok) throw new Error(`demo token: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+function instructions(race: Scenario, clientSecret: string, httpUrl: string, grpcUrl: string, overlayToken: string): string {
   const event = race.events[0]!;
   const liveRace = event.races[0]!;
   const groups = liveRace.startGroups.map((g) => `${g.name} (gun ${g.startTimeUtc}, ${g.entryIds.length} boats)`).join(", ");
@@ -93,6 +106,10 @@ Race tracking API demo is running. Ctrl-C stops it.
 
   Live feed    every second, each start group's new fixes, wind, live order, finishes and state
                through IngestService over gRPC (${grpcUrl}) as client_id ${FEED_CLIENT_ID} (scope tracking:write)
+
+Overlay (a browser, or an OBS/vMix browser source at 1920x1080; the token in the
+fragment lasts an hour and never reaches a server log; lang= any of en de fr es it nb tr ru el):
+  ${httpUrl}${OVERLAY_PATH}#race=${liveRace.id}&lang=en&token=${overlayToken}
 
 Try:
   TOKEN=$(curl -s -u ${DEMO_CLIENT_ID}:${clientSecret} -d grant_type=client_credentials ${httpUrl}/api/v1/oauth/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')

@@ -122,6 +122,19 @@ const liveOrderRow = component("LiveOrderRow", object({
   finishTimeUtc: nullable({ ...DATE_TIME, description: "Phone-recorded finish, once at or before dataAsOf." }),
 }));
 
+const courseStep = component("CourseStep", object({
+  kind: { type: "string", enum: ["start", "mark", "gate", "finish"], description: "A start or finish line has its two ends, a gate two marks, a rounding mark one." },
+  label: { ...nullable(NAME(100)), description: "e.g. Windward; null when unlabelled." },
+  marks: {
+    type: "array",
+    items: object({
+      key: NAME(100),
+      lat: { type: "number", format: "double", minimum: -90, maximum: 90, description: "WGS84." },
+      lon: { type: "number", format: "double", minimum: -180, maximum: 180, description: "WGS84." },
+    }),
+  },
+}));
+
 const startGroupLive = component("StartGroupLive", object({
   startGroupId: UUID,
   name: NAME(200),
@@ -137,6 +150,11 @@ const startGroupLive = component("StartGroupLive", object({
     description: "Unofficial: never present it as a result. By rank, unranked last; null while the race is not live or no order is known at dataAsOf.",
   },
   liveOrderAsOf: nullable({ ...DATE_TIME, description: "Null exactly when liveOrder is null." }),
+  course: {
+    type: "array",
+    items: ref("CourseStep"),
+    description: "The course of courseVersion, step by step in sailing order, to draw under the boats; empty when none is applied. An addition to the spec's object.",
+  },
 }));
 
 const raceLive = component("RaceLive", object({
@@ -295,7 +313,7 @@ export const tokenError: JsonSchema = {
 /** Every component, for app.addSchema: the serialisers and the document resolve `ref()`s against them. */
 export const COMPONENT_SCHEMAS: readonly JsonSchema[] = [
   eventSummary, eventsPage, startGroupStatus, raceStatus, eventLive,
-  liveBoat, liveOrderRow, startGroupLive, raceLive,
+  liveBoat, liveOrderRow, courseStep, startGroupLive, raceLive,
   insightBoat, insight, insights,
   trackBoat, trackPage,
   resultRow, startGroupResults, raceResults, eventResults,

@@ -37,6 +37,7 @@ function startGroupJson(group: StartGroupLive) {
     boats: group.boats.map(boatJson),
     liveOrder: group.liveOrder ? group.liveOrder.rows.map(orderRowJson) : null,
     liveOrderAsOf: dateTime(group.liveOrderAsOf),
+    course: group.course.map((step) => ({ kind: step.kind, label: step.label ?? null, marks: step.marks.map(({ key, lat, lon }) => ({ key, lat, lon })) })),
   };
 }
 

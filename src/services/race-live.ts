@@ -13,7 +13,7 @@ import { compareSailNumbers } from "../domain/sail-number.js";
 import type { Pool } from "../store/pool.js";
 import { newestFixes, type FixRow, type FixSeek } from "../store/fixes.js";
 import { boatKey, groupBoats, phoneFinishes, type GroupBoat } from "../store/boats.js";
-import { appliedCourseVersions, newestLiveOrders, newestWind, type LiveOrderRecord } from "../store/race-live.js";
+import { appliedCourses, newestLiveOrders, newestWind, type LiveOrderRecord } from "../store/race-live.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import { FEED_ASK_EVERY_MS, Feeds } from "./feeds.js";
 import { guarded } from "./guarded.js";
@@ -76,7 +76,7 @@ async function readAnswer(pool: Pool, race: RaceRecord, asOf: number): Promise<G
     groupBoats(pool, groupIds),
     phoneFinishes(pool, groupIds, asOf),
     newestWind(pool, groupIds, asOf),
-    appliedCourseVersions(pool, groupIds, asOf),
+    appliedCourses(pool, groupIds, asOf),
     race.isLive ? newestLiveOrders(pool, groupIds, asOf) : new Map<number, LiveOrderRecord>(),
   ]);
 
@@ -109,11 +109,12 @@ async function readAnswer(pool: Pool, race: RaceRecord, asOf: number): Promise<G
           state: stateAsOf(group, asOf),
           startTimeUtc: group.gunMs === null ? undefined : timestampFromMs(group.gunMs),
           finishTimeUtc: group.finishMs !== null && group.finishMs <= asOf ? timestampFromMs(group.finishMs) : undefined,
-          courseVersion: courses.get(group.id) ?? 0,
+          courseVersion: courses.get(group.id)?.version ?? 0,
           wind: windReading && { twd: windReading.twd, tws: windReading.tws ?? undefined, measuredAtUtc: timestampFromMs(windReading.measuredAtMs) },
           boats: liveBoats(members.filter((member) => member.startGroupId === group.id), fixes),
           liveOrder: order && { rows: liveOrderRows(order, finishes) },
           liveOrderAsOf: order && timestampFromMs(order.asOfMs),
+          course: (courses.get(group.id)?.steps ?? []).map((step) => ({ kind: step.kind, label: step.label ?? undefined, marks: step.marks })),
         };
       }),
     },

@@ -45,13 +45,39 @@ export async function newestWind(db: Db, startGroupIds: readonly number[], asOfM
   return rows.map((row) => ({ startGroupId: row.start_group_id, measuredAtMs: (row.measured_at as Date).getTime(), twd: row.twd, tws: row.tws }));
 }
 
-/** Each group's course version applied last at or before `asOfMs`, as group -> version; groups with none are absent. */
-export async function appliedCourseVersions(db: Db, startGroupIds: readonly number[], asOfMs: number): Promise<Map<number, number>> {
+export interface AppliedCourse {
+  version: number;
+  /** In sailing order, each with its marks in order. */
+  steps: Array<{ kind: string; label: string | null; marks: Array<{ key: string; lat: number; lon: number }> }>;
+}
+
+/** Each group's course version applied last at or before `asOfMs`, with its steps and marks; groups with none are absent. */
+export async function appliedCourses(db: Db, startGroupIds: readonly number[], asOfMs: number): Promise<Map<number, AppliedCourse>> {
   if (startGroupIds.length === 0) return new Map();
-  const one = `(SELECT start_group_id, version FROM course_versions
+  const one = `(SELECT id, start_group_id, version FROM course_versions
      WHERE start_group_id = ? AND applied_from <= ? ORDER BY applied_from DESC LIMIT 1)`;
-  const [rows] = await db.query<RowDataPacket[]>(unionOf(one, startGroupIds.length), startGroupIds.flatMap((id) => [id, new Date(asOfMs)]));
-  return new Map(rows.map((row) => [row.start_group_id as number, row.version as number]));
+  // LEFT JOINs keep a version without steps: its number is still the group's courseVersion.
+  const [rows] = await db.query<RowDataPacket[]>(
+    `SELECT v.start_group_id, v.version, s.step_no, s.kind, s.label, m.mark_key, m.lat, m.lon
+     FROM (${unionOf(one, startGroupIds.length)}) v
+     LEFT JOIN course_steps s ON s.course_version_id = v.id
+     LEFT JOIN course_marks m ON m.course_version_id = v.id AND m.step_no = s.step_no
+     ORDER BY v.start_group_id, s.step_no, m.mark_no`,
+    startGroupIds.flatMap((id) => [id, new Date(asOfMs)]),
+  );
+  const courses = new Map<number, AppliedCourse>();
+  let lastStep: { groupId: number; stepNo: number } | null = null;
+  for (const row of rows) {
+    let course = courses.get(row.start_group_id);
+    if (!course) courses.set(row.start_group_id, (course = { version: row.version as number, steps: [] }));
+    if (row.step_no === null) continue;
+    if (lastStep === null || lastStep.groupId !== row.start_group_id || lastStep.stepNo !== row.step_no) {
+      course.steps.push({ kind: row.kind as string, label: (row.label as string | null) ?? null, marks: [] });
+      lastStep = { groupId: row.start_group_id, stepNo: row.step_no };
+    }
+    if (row.mark_key !== null) course.steps.at(-1)!.marks.push({ key: row.mark_key as string, lat: row.lat as number, lon: row.lon as number });
+  }
+  return courses;
 }
 
 /** Each group's newest live-order reading at or before `asOfMs` with its rows; groups with none are absent. */

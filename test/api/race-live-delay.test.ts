@@ -137,6 +137,7 @@ describe("an event with delaySeconds 120", () => {
           { entryId: D[0], rank: 2, elapsedSeconds: null, correctedSeconds: null, deltaSeconds: null, finishTimeUtc: null },
         ],
         liveOrderAsOf: iso(now - 200 * SECOND),
+        course: [],
       },
       {
         startGroupId: GROUP_JUST_STARTED,
@@ -150,6 +151,7 @@ describe("an event with delaySeconds 120", () => {
         boats: [{ entryId: D[2], sailNumber: "NED 3", boatName: "Zwolle", lat: 52.7, lon: 4.7, sogKn: null, cogDeg: null, fixTimeUtc: iso(now - 200 * SECOND) }],
         liveOrder: null,
         liveOrderAsOf: null,
+        course: [],
       },
     ]);
   });

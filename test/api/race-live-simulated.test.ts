@@ -82,6 +82,7 @@ function expectedGroups(asOf: number): Json[] {
             })
         : null,
       liveOrderAsOf: reading ? iso(Date.parse(reading.asOfUtc)) : null,
+      course: (group.courses?.at(-1)?.steps ?? []).map((step) => ({ kind: step.kind, label: step.label ?? null, marks: step.marks })),
     };
   });
 }

@@ -10,7 +10,7 @@ import { grpcClient } from "../support/grpc.js";
 import { connectError, tokenFor, useApi } from "../support/api.js";
 import { restJson } from "../support/rest-json.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
-import { connectLive, connectLiveMessage, E, EVENT, FINISH_E2, GROUP_A, GROUP_B, GROUP_C, grpcLiveMessage, GUN_A, GUN_C, HIDDEN_RACES, HOUR, iso, liveScenario, MINUTE, NOW, RACE, RACE_NO_READING, RACE_NOT_LIVE, restLive, uuid } from "../support/race-scenarios.js";
+import { connectLive, connectLiveMessage, COURSE_V2, E, EVENT, FINISH_E2, GROUP_A, GROUP_B, GROUP_C, grpcLiveMessage, GUN_A, GUN_C, HIDDEN_RACES, HOUR, iso, liveScenario, MINUTE, NOW, RACE, RACE_NO_READING, RACE_NOT_LIVE, restLive, uuid } from "../support/race-scenarios.js";
 
 const api = useApi({ scenario: liveScenario, client: "overlay" });
 
@@ -60,6 +60,8 @@ describe("the race live object", () => {
             { entryId: E[4], rank: null, elapsedSeconds: null, correctedSeconds: null, deltaSeconds: null, finishTimeUtc: null },
           ],
           liveOrderAsOf: iso(NOW - 3 * MINUTE),
+          // The version applied at dataAsOf, not the one before nor the one after.
+          course: COURSE_V2.map((step) => ({ label: null, ...step })),
         },
         {
           startGroupId: GROUP_B,
@@ -72,13 +74,14 @@ describe("the race live object", () => {
           boats: [],
           liveOrder: [],
           liveOrderAsOf: iso(NOW - MINUTE),
+          course: [],
         },
       ],
     });
     // Key order, level by level, as the spec's tables list the fields.
     expect(Object.keys(body)).toEqual(["raceId", "eventId", "raceNo", "name", "isLive", "delaySeconds", "dataAsOf", "startGroups"]);
     const group = groupOf(body, 0);
-    expect(Object.keys(group)).toEqual(["startGroupId", "name", "state", "startTimeUtc", "finishTimeUtc", "courseVersion", "wind", "boats", "liveOrder", "liveOrderAsOf"]);
+    expect(Object.keys(group)).toEqual(["startGroupId", "name", "state", "startTimeUtc", "finishTimeUtc", "courseVersion", "wind", "boats", "liveOrder", "liveOrderAsOf", "course"]);
     expect(Object.keys(group.wind as Json)).toEqual(["twd", "tws", "measuredAtUtc"]);
     expect(Object.keys((group.boats as Json[])[0]!)).toEqual(["entryId", "sailNumber", "boatName", "lat", "lon", "sogKn", "cogDeg", "fixTimeUtc"]);
     expect(Object.keys((group.liveOrder as Json[])[0]!)).toEqual(["entryId", "rank", "elapsedSeconds", "correctedSeconds", "deltaSeconds", "finishTimeUtc"]);
@@ -111,6 +114,7 @@ describe("the race live object", () => {
         ],
         liveOrder: null,
         liveOrderAsOf: null,
+        course: [],
       },
     ]);
   });

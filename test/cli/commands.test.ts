@@ -89,6 +89,12 @@ describe("race-api demo", () => {
     const [, raceId] = await demo.waitFor(/Race\s+.* \(([0-9a-f-]{36})\), live/);
     const [, clientSecret] = await demo.waitFor(/client_secret (\S+)/);
     expect(clientSecret!.length).toBeGreaterThanOrEqual(24);
+    // A ready overlay URL: the page at /overlay/ with the race and a working token in its fragment.
+    const [, overlayUrl] = await demo.waitFor(/^\s+(http:\/\/\S+\/overlay\/#\S+)$/m);
+    const fragment = new URLSearchParams(new URL(overlayUrl!).hash.slice(1));
+    expect(fragment.get("race")).toBe(raceId);
+    expect((await fetch(new URL(overlayUrl!).href.split("#")[0]!)).status).toBe(200);
+    expect((await fetch(`${httpUrl}/api/v1/races/${raceId}/live`, { headers: { authorization: `Bearer ${fragment.get("token")}` } })).status).toBe(200);
 
     const [groups] = await db.pool.query<RowDataPacket[]>(
       "SELECT g.id, COUNT(DISTINCT m.entry_id) AS boats FROM start_groups g JOIN races r ON r.id = g.race_id JOIN start_group_entries m ON m.start_group_id = g.id WHERE r.uuid = ? GROUP BY g.id",

@@ -4,7 +4,7 @@
 import { create, fromBinary, fromJson, toBinary, type JsonValue } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { GetRaceLiveRequestSchema, GetRaceLiveResponseSchema, type GetRaceLiveResponse } from "../../gen/racing/v1/race_live_pb.js";
-import type { Entry, Event, Scenario, Track } from "../../src/domain/scenario.js";
+import type { CourseStep, Entry, Event, Scenario, Track } from "../../src/domain/scenario.js";
 import { bearer, CLUB, CO_HOST_CLUB, connectCall, identityScenario, OTHER_CLUB } from "./api.js";
 
 export const MINUTE = 60_000;
@@ -95,6 +95,14 @@ export const GUN_A = NOW - 30 * MINUTE;
 export const GUN_C = NOW - 4 * HOUR;
 export const FINISH_E2 = GUN_A + 20 * MINUTE;
 
+/** The course Fleet A has applied at NOW: a start line, a windward mark, a gate and a finish. */
+export const COURSE_V2: CourseStep[] = [
+  { kind: "start", marks: [{ key: "pin", lat: 50.79, lon: -1.31 }, { key: "committee", lat: 50.79, lon: -1.29 }] },
+  { kind: "mark", label: "Windward", marks: [{ key: "W", lat: 50.81, lon: -1.3 }] },
+  { kind: "gate", label: "Leeward gate", marks: [{ key: "4S", lat: 50.785, lon: -1.302 }, { key: "4P", lat: 50.785, lon: -1.298 }] },
+  { kind: "finish", label: null, marks: [{ key: "f1", lat: 50.795, lon: -1.31 }, { key: "f2", lat: 50.795, lon: -1.29 }] },
+];
+
 export const EVENT = uuid("e1000000", 1);
 export const RACE = uuid("a1000000", 1);
 export const RACE_NOT_LIVE = uuid("a1000000", 2);
@@ -143,9 +151,9 @@ function mainEvent(): Event {
             finishTimeUtc: null,
             entryIds: [E[1]!, E[2]!, E[3]!, E[4]!, E[5]!, E[6]!, E[7]!],
             courses: [
-              { version: 1, appliedFromUtc: iso(GUN_A - 10 * MINUTE), steps: [] },
-              { version: 2, appliedFromUtc: iso(NOW - 2 * MINUTE), steps: [] },
-              { version: 3, appliedFromUtc: iso(NOW + 10 * MINUTE), steps: [] },
+              { version: 1, appliedFromUtc: iso(GUN_A - 10 * MINUTE), steps: [{ kind: "mark", label: "Old windward", marks: [{ key: "W0", lat: 50.9, lon: -1.3 }] }] },
+              { version: 2, appliedFromUtc: iso(NOW - 2 * MINUTE), steps: COURSE_V2 },
+              { version: 3, appliedFromUtc: iso(NOW + 10 * MINUTE), steps: [{ kind: "mark", label: "Future", marks: [{ key: "F", lat: 51, lon: -1 }] }] },
             ],
             wind: [
               { measuredAtUtc: iso(NOW - 20 * MINUTE), twd: 350, tws: 12.5 },

@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/race_live.proto.
  */
 export const file_racing_v1_race_live: GenFile = /*@__PURE__*/
-  fileDesc("ChlyYWNpbmcvdjEvcmFjZV9saXZlLnByb3RvEglyYWNpbmcudjEiPQoUV2F0Y2hSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIUCgxyZXN1bWVfYWZ0ZXIYAiABKAkiewoVV2F0Y2hSYWNlTGl2ZVJlc3BvbnNlEigKBGxpdmUYASABKAsyGC5yYWNpbmcudjEuUmFjZUxpdmVFdmVudEgAEi8KCWhlYXJ0YmVhdBgCIAEoCzIaLnJhY2luZy52MS5TdHJlYW1IZWFydGJlYXRIAEIHCgVldmVudCJJCg1SYWNlTGl2ZUV2ZW50EhAKCGV2ZW50X2lkGAEgASgJEiYKCXJhY2VfbGl2ZRgCIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSIlChJHZXRSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCSI9ChNHZXRSYWNlTGl2ZVJlc3BvbnNlEiYKCXJhY2VfbGl2ZRgBIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSLVAQoIUmFjZUxpdmUSDwoHcmFjZV9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIPCgdyYWNlX25vGAMgASgFEgwKBG5hbWUYBCABKAkSDwoHaXNfbGl2ZRgFIAEoCBIVCg1kZWxheV9zZWNvbmRzGAYgASgFEi4KCmRhdGFfYXNfb2YYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KDHN0YXJ0X2dyb3VwcxgIIAMoCzIZLnJhY2luZy52MS5TdGFydEdyb3VwTGl2ZSKFAwoOU3RhcnRHcm91cExpdmUSFgoOc3RhcnRfZ3JvdXBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIpCgVzdGF0ZRgDIAEoDjIaLnJhY2luZy52MS5TdGFydEdyb3VwU3RhdGUSMgoOc3RhcnRfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2ZpbmlzaF90aW1lX3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY291cnNlX3ZlcnNpb24YBiABKAUSHQoEd2luZBgHIAEoCzIPLnJhY2luZy52MS5XaW5kEiIKBWJvYXRzGAggAygLMhMucmFjaW5nLnYxLkxpdmVCb2F0EigKCmxpdmVfb3JkZXIYCSABKAsyFC5yYWNpbmcudjEuTGl2ZU9yZGVyEjQKEGxpdmVfb3JkZXJfYXNfb2YYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImIKBFdpbmQSCwoDdHdkGAEgASgFEhAKA3R3cxgCIAEoAUgAiAEBEjMKD21lYXN1cmVkX2F0X3V0YxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBgoEX3R3cyLSAQoITGl2ZUJvYXQSEAoIZW50cnlfaWQYASABKAkSEwoLc2FpbF9udW1iZXIYAiABKAkSEQoJYm9hdF9uYW1lGAMgASgJEgsKA2xhdBgEIAEoARILCgNsb24YBSABKAESEwoGc29nX2tuGAYgASgBSACIAQESFAoHY29nX2RlZxgHIAEoAUgBiAEBEjAKDGZpeF90aW1lX3V0YxgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCQoHX3NvZ19rbkIKCghfY29nX2RlZyIyCglMaXZlT3JkZXISJQoEcm93cxgBIAMoCzIXLnJhY2luZy52MS5MaXZlT3JkZXJSb3cihwIKDExpdmVPcmRlclJvdxIQCghlbnRyeV9pZBgBIAEoCRIRCgRyYW5rGAIgASgFSACIAQESHAoPZWxhcHNlZF9zZWNvbmRzGAMgASgBSAGIAQESHgoRY29ycmVjdGVkX3NlY29uZHMYBCABKAFIAogBARIaCg1kZWx0YV9zZWNvbmRzGAUgASgBSAOIAQESMwoPZmluaXNoX3RpbWVfdXRjGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfcmFua0ISChBfZWxhcHNlZF9zZWNvbmRzQhQKEl9jb3JyZWN0ZWRfc2Vjb25kc0IQCg5fZGVsdGFfc2Vjb25kczK1AQoPUmFjZUxpdmVTZXJ2aWNlEkwKC0dldFJhY2VMaXZlEh0ucmFjaW5nLnYxLkdldFJhY2VMaXZlUmVxdWVzdBoeLnJhY2luZy52MS5HZXRSYWNlTGl2ZVJlc3BvbnNlElQKDVdhdGNoUmFjZUxpdmUSHy5yYWNpbmcudjEuV2F0Y2hSYWNlTGl2ZVJlcXVlc3QaIC5yYWNpbmcudjEuV2F0Y2hSYWNlTGl2ZVJlc3BvbnNlMAFiBnByb3RvMw", [file_google_protobuf_timestamp, file_racing_v1_common]);
+  fileDesc("ChlyYWNpbmcvdjEvcmFjZV9saXZlLnByb3RvEglyYWNpbmcudjEiPQoUV2F0Y2hSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIUCgxyZXN1bWVfYWZ0ZXIYAiABKAkiewoVV2F0Y2hSYWNlTGl2ZVJlc3BvbnNlEigKBGxpdmUYASABKAsyGC5yYWNpbmcudjEuUmFjZUxpdmVFdmVudEgAEi8KCWhlYXJ0YmVhdBgCIAEoCzIaLnJhY2luZy52MS5TdHJlYW1IZWFydGJlYXRIAEIHCgVldmVudCJJCg1SYWNlTGl2ZUV2ZW50EhAKCGV2ZW50X2lkGAEgASgJEiYKCXJhY2VfbGl2ZRgCIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSIlChJHZXRSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCSI9ChNHZXRSYWNlTGl2ZVJlc3BvbnNlEiYKCXJhY2VfbGl2ZRgBIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSLVAQoIUmFjZUxpdmUSDwoHcmFjZV9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIPCgdyYWNlX25vGAMgASgFEgwKBG5hbWUYBCABKAkSDwoHaXNfbGl2ZRgFIAEoCBIVCg1kZWxheV9zZWNvbmRzGAYgASgFEi4KCmRhdGFfYXNfb2YYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KDHN0YXJ0X2dyb3VwcxgIIAMoCzIZLnJhY2luZy52MS5TdGFydEdyb3VwTGl2ZSKsAwoOU3RhcnRHcm91cExpdmUSFgoOc3RhcnRfZ3JvdXBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIpCgVzdGF0ZRgDIAEoDjIaLnJhY2luZy52MS5TdGFydEdyb3VwU3RhdGUSMgoOc3RhcnRfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2ZpbmlzaF90aW1lX3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY291cnNlX3ZlcnNpb24YBiABKAUSHQoEd2luZBgHIAEoCzIPLnJhY2luZy52MS5XaW5kEiIKBWJvYXRzGAggAygLMhMucmFjaW5nLnYxLkxpdmVCb2F0EigKCmxpdmVfb3JkZXIYCSABKAsyFC5yYWNpbmcudjEuTGl2ZU9yZGVyEjQKEGxpdmVfb3JkZXJfYXNfb2YYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBmNvdXJzZRgLIAMoCzIVLnJhY2luZy52MS5Db3Vyc2VTdGVwIl4KCkNvdXJzZVN0ZXASDAoEa2luZBgBIAEoCRISCgVsYWJlbBgCIAEoCUgAiAEBEiQKBW1hcmtzGAMgAygLMhUucmFjaW5nLnYxLkNvdXJzZU1hcmtCCAoGX2xhYmVsIjMKCkNvdXJzZU1hcmsSCwoDa2V5GAEgASgJEgsKA2xhdBgCIAEoARILCgNsb24YAyABKAEiYgoEV2luZBILCgN0d2QYASABKAUSEAoDdHdzGAIgASgBSACIAQESMwoPbWVhc3VyZWRfYXRfdXRjGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIGCgRfdHdzItIBCghMaXZlQm9hdBIQCghlbnRyeV9pZBgBIAEoCRITCgtzYWlsX251bWJlchgCIAEoCRIRCglib2F0X25hbWUYAyABKAkSCwoDbGF0GAQgASgBEgsKA2xvbhgFIAEoARITCgZzb2dfa24YBiABKAFIAIgBARIUCgdjb2dfZGVnGAcgASgBSAGIAQESMAoMZml4X3RpbWVfdXRjGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIJCgdfc29nX2tuQgoKCF9jb2dfZGVnIjIKCUxpdmVPcmRlchIlCgRyb3dzGAEgAygLMhcucmFjaW5nLnYxLkxpdmVPcmRlclJvdyKHAgoMTGl2ZU9yZGVyUm93EhAKCGVudHJ5X2lkGAEgASgJEhEKBHJhbmsYAiABKAVIAIgBARIcCg9lbGFwc2VkX3NlY29uZHMYAyABKAFIAYgBARIeChFjb3JyZWN0ZWRfc2Vjb25kcxgEIAEoAUgCiAEBEhoKDWRlbHRhX3NlY29uZHMYBSABKAFIA4gBARIzCg9maW5pc2hfdGltZV91dGMYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9yYW5rQhIKEF9lbGFwc2VkX3NlY29uZHNCFAoSX2NvcnJlY3RlZF9zZWNvbmRzQhAKDl9kZWx0YV9zZWNvbmRzMrUBCg9SYWNlTGl2ZVNlcnZpY2USTAoLR2V0UmFjZUxpdmUSHS5yYWNpbmcudjEuR2V0UmFjZUxpdmVSZXF1ZXN0Gh4ucmFjaW5nLnYxLkdldFJhY2VMaXZlUmVzcG9uc2USVAoNV2F0Y2hSYWNlTGl2ZRIfLnJhY2luZy52MS5XYXRjaFJhY2VMaXZlUmVxdWVzdBogLnJhY2luZy52MS5XYXRjaFJhY2VMaXZlUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp, file_racing_v1_common]);
 
 /**
  * Request of RaceLiveService.WatchRaceLive.
@@ -325,6 +325,15 @@ export type StartGroupLive = Message<"racing.v1.StartGroupLive"> & {
    * @generated from field: google.protobuf.Timestamp live_order_as_of = 10;
    */
   liveOrderAsOf?: Timestamp | undefined;
+
+  /**
+   * The course of course_version: its steps in sailing order, each with its
+   * marks, so a client can draw the course under the boats. Empty when no
+   * course is applied at data_as_of. (An addition to the spec's object.)
+   *
+   * @generated from field: repeated racing.v1.CourseStep course = 11;
+   */
+  course: CourseStep[];
 };
 
 /**
@@ -333,6 +342,77 @@ export type StartGroupLive = Message<"racing.v1.StartGroupLive"> & {
  */
 export const StartGroupLiveSchema: GenMessage<StartGroupLive> = /*@__PURE__*/
   messageDesc(file_racing_v1_race_live, 6);
+
+/**
+ * One step of a course: a start or finish line (its two ends), a gate (two
+ * marks) or a rounding mark (one).
+ *
+ * @generated from message racing.v1.CourseStep
+ */
+export type CourseStep = Message<"racing.v1.CourseStep"> & {
+  /**
+   * "start", "mark", "gate" or "finish". Never empty.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * Label of the step, e.g. "Windward"; unset (null) when unlabelled.
+   *
+   * @generated from field: optional string label = 2;
+   */
+  label?: string | undefined;
+
+  /**
+   * Marks of the step in their order. Never empty.
+   *
+   * @generated from field: repeated racing.v1.CourseMark marks = 3;
+   */
+  marks: CourseMark[];
+};
+
+/**
+ * Describes the message racing.v1.CourseStep.
+ * Use `create(CourseStepSchema)` to create a new message.
+ */
+export const CourseStepSchema: GenMessage<CourseStep> = /*@__PURE__*/
+  messageDesc(file_racing_v1_race_live, 7);
+
+/**
+ * A mark (or line end) of a course step.
+ *
+ * @generated from message racing.v1.CourseMark
+ */
+export type CourseMark = Message<"racing.v1.CourseMark"> & {
+  /**
+   * The mark's key in the course, e.g. "W" or "pin". Never empty.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * WGS84 latitude.
+   *
+   * @generated from field: double lat = 2;
+   */
+  lat: number;
+
+  /**
+   * WGS84 longitude.
+   *
+   * @generated from field: double lon = 3;
+   */
+  lon: number;
+};
+
+/**
+ * Describes the message racing.v1.CourseMark.
+ * Use `create(CourseMarkSchema)` to create a new message.
+ */
+export const CourseMarkSchema: GenMessage<CourseMark> = /*@__PURE__*/
+  messageDesc(file_racing_v1_race_live, 8);
 
 /**
  * A committee wind reading.
@@ -367,7 +447,7 @@ export type Wind = Message<"racing.v1.Wind"> & {
  * Use `create(WindSchema)` to create a new message.
  */
 export const WindSchema: GenMessage<Wind> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 7);
+  messageDesc(file_racing_v1_race_live, 9);
 
 /**
  * Newest reported position of one boat.
@@ -440,7 +520,7 @@ export type LiveBoat = Message<"racing.v1.LiveBoat"> & {
  * Use `create(LiveBoatSchema)` to create a new message.
  */
 export const LiveBoatSchema: GenMessage<LiveBoat> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 8);
+  messageDesc(file_racing_v1_race_live, 10);
 
 /**
  * The unofficial live order of a start group. Wrapped in a message so that
@@ -463,7 +543,7 @@ export type LiveOrder = Message<"racing.v1.LiveOrder"> & {
  * Use `create(LiveOrderSchema)` to create a new message.
  */
 export const LiveOrderSchema: GenMessage<LiveOrder> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 9);
+  messageDesc(file_racing_v1_race_live, 11);
 
 /**
  * One boat in the unofficial live order, as computed by the live leaderboard
@@ -523,7 +603,7 @@ export type LiveOrderRow = Message<"racing.v1.LiveOrderRow"> & {
  * Use `create(LiveOrderRowSchema)` to create a new message.
  */
 export const LiveOrderRowSchema: GenMessage<LiveOrderRow> = /*@__PURE__*/
-  messageDesc(file_racing_v1_race_live, 10);
+  messageDesc(file_racing_v1_race_live, 12);
 
 /**
  * Live state of one race.

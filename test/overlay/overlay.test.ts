@@ -1,0 +1,193 @@
+// The overlay starter as a broadcaster sees it: the page, copied to a web server of its
+// own (another origin than the API, so every call takes the CORS path), opened in
+// headless Chromium with a token in its URL fragment, draws the course and the boats,
+// the live order, the wind, "delayed by" and dataAsOf, and a ticker line in the language
+// asked for, from the streams alone; nothing fetched from anywhere else, no console
+// errors; a screenshot to look at. The same page on an origin nobody allowed gets no grant.
+
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { simulateScenario, sliceScenario } from "../../src/sim/index.js";
+import { bearer, CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
+import { launchChromium } from "../support/chromium.js";
+import { useFreshDatabase } from "../support/database.js";
+import { freePort } from "../support/ports.js";
+
+const OUT_DIR = fileURLToPath(new URL("../out/", import.meta.url));
+const SCREENSHOT = `${OUT_DIR}overlay.png`;
+const OVERLAY_DIR = new URL("../../src/overlay/", import.meta.url);
+const DELAY_SECONDS = 30;
+
+const db = useFreshDatabase();
+let api: Api;
+let browser: Browser;
+let clubSite: { server: Server; origin: string };
+let stranger: { server: Server; origin: string };
+let token: string;
+let raceId: string;
+
+type LiveJson = {
+  startGroups: Array<{ state: string; boats: unknown[]; liveOrder: unknown[] | null; course: Array<{ marks: unknown[] }> }>;
+};
+
+/** A plain web server with a copy of the overlay's three files, as a club would host them. */
+async function staticSite(port: number): Promise<{ server: Server; origin: string }> {
+  const files: Record<string, [string, string]> = {
+    "/": ["index.html", "text/html"],
+    "/overlay.js": ["overlay.js", "text/javascript"],
+    "/overlay.css": ["overlay.css", "text/css"],
+  };
+  const server = createServer((request, response) => {
+    const file = files[new URL(request.url ?? "/", "http://x").pathname];
+    if (!file) return void response.writeHead(404).end();
+    response.writeHead(200, { "content-type": file[1] }).end(readFileSync(new URL(file[0], OVERLAY_DIR)));
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { server, origin: `http://127.0.0.1:${port}` };
+}
+
+beforeAll(async () => {
+  clubSite = await staticSite(await freePort());
+  stranger = await staticSite(await freePort());
+  const scenario = identityScenario();
+  scenario.clients.find((client) => client.clientId === "overlay")!.allowedOrigins = [clubSite.origin];
+  const now = Date.now();
+  const race = sliceScenario(
+    simulateScenario({
+      seed: "overlay",
+      gunMs: now - 14 * 60_000,
+      startGroups: 1,
+      boatsPerGroup: 9,
+      laps: 2,
+      legLengthM: 700,
+      delaySeconds: DELAY_SECONDS,
+    }),
+    null,
+    now,
+  );
+  scenario.events = race.events.map((event) => ({ ...event, clubId: CLUB }));
+  raceId = scenario.events[0]!.races[0]!.id;
+  await seedIdentities(db, scenario);
+  browser = await launchChromium((message) => console.log(`[chromium] ${message}`));
+  api = await startApi(db);
+  token = await tokenFor(api.url, "overlay");
+});
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  for (const site of [clubSite, stranger]) site?.server.close();
+});
+
+interface Visit {
+  page: Page;
+  consoleErrors: string[];
+  requested: string[];
+}
+
+async function visit(pageUrl: string): Promise<Visit> {
+  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  const visit: Visit = { page, consoleErrors: [], requested: [] };
+  page.on("console", (message) => {
+    if (message.type() === "error") visit.consoleErrors.push(message.text());
+  });
+  page.on("pageerror", (error) => visit.consoleErrors.push(error.message));
+  page.on("request", (request) => visit.requested.push(request.url()));
+  await page.goto(`${pageUrl}#api=${encodeURIComponent(api.url)}&race=${raceId}&token=${token}&lang=de`);
+  return visit;
+}
+
+describe("the overlay starter on a club's own web server (another origin than the API)", () => {
+  let shown: Visit;
+  let live: LiveJson;
+  let germanLines: string[];
+
+  beforeAll(async () => {
+    shown = await visit(`${clubSite.origin}/`);
+    await shown.page.locator("#boats .boat").first().waitFor({ timeout: 20_000 });
+    await shown.page.locator("#order li").first().waitFor();
+    await shown.page.locator("#ticker-text[data-insight-id]").waitFor({ timeout: 20_000 });
+    live = (await (await fetch(`${api.url}/api/v1/races/${raceId}/live`, { headers: bearer(token) })).json()) as LiveJson;
+    const insights = (await (
+      await fetch(`${api.url}/api/v1/races/${raceId}/live/insights?lang=de`, { headers: bearer(token) })
+    ).json()) as { insights: Array<{ text: string }> };
+    germanLines = insights.insights.map((insight) => insight.text);
+  });
+
+  it("draws every boat of the race and the marks of its course", async () => {
+    const group = live.startGroups.find((g) => g.state === "Started")!;
+    expect(group.boats.length).toBeGreaterThan(0);
+    await expect(shown.page.locator("#boats .boat").count()).resolves.toBe(group.boats.length);
+    await expect(shown.page.locator("#course .mark").count()).resolves.toBe(group.course.flatMap((step) => step.marks).length);
+  });
+
+  it("shows the live order, the wind, how delayed the data is and its dataAsOf", async () => {
+    const group = live.startGroups.find((g) => g.state === "Started")!;
+    // Rows of boats the answer has positions for (an entry without a phone has no name to show).
+    const named = new Set(group.boats.map((boat) => (boat as { entryId: string }).entryId));
+    const rows = group.liveOrder!.filter((row) => named.has((row as { entryId: string }).entryId));
+    await expect(shown.page.locator("#order li").count()).resolves.toBe(Math.min(rows.length, 10));
+    expect(await shown.page.locator("#order li").first().locator(".rank").innerText()).toBe("1");
+    expect(await shown.page.locator("#delay").innerText()).toBe(`Delayed by ${DELAY_SECONDS} s`);
+    expect(await shown.page.locator("#as-of").innerText()).toMatch(/^Data as of \d\d:\d\d:\d\d UTC$/);
+    expect(await shown.page.locator("#wind-speed").innerText()).toMatch(/^\d+\.\d kn$/);
+  });
+
+  it("runs an insights ticker in the language asked for", async () => {
+    expect(germanLines.length).toBeGreaterThan(0);
+    expect(germanLines).toContain(await shown.page.locator("#ticker-text").innerText());
+  });
+
+  it("read everything through the streams, from this page's server and the API only, with no console errors", () => {
+    const origins = new Set(shown.requested.map((url) => new URL(url).origin));
+    expect([...origins].sort()).toEqual([clubSite.origin, new URL(api.url).origin].sort());
+    const apiCalls = shown.requested.filter((url) => url.startsWith(api.url)).map((url) => new URL(url).pathname);
+    expect(new Set(apiCalls)).toEqual(new Set([`/api/v1/races/${raceId}/live/stream`, `/api/v1/races/${raceId}/live/insights/stream`]));
+    // The token never left the fragment: no request carried it in its URL.
+    expect(shown.requested.filter((url) => url.includes(token))).toEqual([]);
+    expect(shown.consoleErrors).toEqual([]);
+  });
+
+  it("saves a screenshot of the overlay", async () => {
+    // A second live state has arrived, so the boats have short trails.
+    await shown.page.waitForTimeout(4500);
+    mkdirSync(OUT_DIR, { recursive: true });
+    await shown.page.screenshot({ path: SCREENSHOT });
+    expect(statSync(SCREENSHOT).size).toBeGreaterThan(50_000);
+    expect(shown.consoleErrors).toEqual([]);
+    await shown.page.close();
+  });
+});
+
+describe("the overlay starter served by the API at /overlay/", () => {
+  it("renders the race from the API's own origin", async () => {
+    const same = await visit(`${api.url}/overlay/`);
+    await same.page.locator("#boats .boat").first().waitFor({ timeout: 20_000 });
+    await same.page.locator("#order li").first().waitFor();
+    expect(same.consoleErrors).toEqual([]);
+    await same.page.close();
+    const page = await fetch(`${api.url}/overlay/`);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect((await fetch(`${api.url}/overlay`, { redirect: "manual" })).headers.get("location")).toBe("/overlay/");
+  });
+});
+
+describe("the same page on an origin nobody allowed", () => {
+  it("gets no CORS grant: the browser lets it read nothing, so no boat appears", async () => {
+    const refused = await visit(`${stranger.origin}/`);
+    await refused.page.locator("#status", { hasText: "Cannot reach" }).waitFor({ timeout: 20_000 });
+    await expect(refused.page.locator("#boats .boat").count()).resolves.toBe(0);
+    await expect(refused.page.locator("#order li").count()).resolves.toBe(0);
+    // Chromium says why in the console: the answer had no Access-Control-Allow-Origin for this page.
+    expect(refused.consoleErrors.join("\n")).toMatch(/CORS/);
+    await refused.page.close();
+    const preflight = await fetch(`${api.url}/api/v1/races/${raceId}/live/stream`, {
+      method: "OPTIONS",
+      headers: { origin: stranger.origin, "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
