@@ -172,13 +172,20 @@ export interface FixRange {
 
 /**
  * The stored fixes of each boat's range, in one statement: the batch's duplicate check,
- * one primary-key range per boat (test/store/fixes.test.ts).
+ * one primary-key range per boat (test/store/fixes.test.ts). A prepared statement, and
+ * not for speed: the binary protocol carries a DOUBLE's exact bits, while MariaDB's text
+ * protocol rounds some to 16 digits (93.31733925378097 comes back ...096), which would
+ * make a retried fix look like a conflict. Padded as paddedBoatList pads, to keep the
+ * statement shapes few (a repeated range changes nothing).
  */
 export async function fixesInRanges(db: Pool | Connection, startGroupId: number, ranges: readonly FixRange[]): Promise<FixRow[]> {
   if (ranges.length === 0) return [];
-  const [rows] = await db.query<RowDataPacket[]>(fixesInRangesSql(ranges.length), [
+  let size = 1;
+  while (size < ranges.length) size *= 2;
+  const padded = Array.from({ length: size }, (_, i) => ranges[Math.min(i, ranges.length - 1)]!);
+  const [rows] = await db.execute<RowDataPacket[]>(fixesInRangesSql(padded.length), [
     startGroupId,
-    ...ranges.flatMap((r) => [r.entryId, r.fromMs, r.toMs]),
+    ...padded.flatMap((r) => [r.entryId, r.fromMs, r.toMs]),
   ]);
   return rows.map(toFixRow);
 }
