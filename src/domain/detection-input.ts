@@ -52,6 +52,11 @@ export interface DetectionInput {
    * least the last one). Detection uses only those inside the boat's capture window.
    */
   tracks: Map<string, TrackData>;
+  /**
+   * Boats' tracks from their capture window's start to `toMs`, for the boats that round a
+   * mark serving several steps of the course: the count of their entries names the step.
+   */
+  histories?: Map<string, TrackData>;
   /** Every version applied at or before `toMs`, ascending by `appliedFromMs`. */
   courses: CourseVersionData[];
   /** Phone finishes; those in the window are reported. */

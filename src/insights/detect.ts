@@ -11,7 +11,7 @@ import { INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } 
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
 import { captureWindow } from "../domain/race-time.js";
 import { factId } from "./fact-id.js";
-import { compareStrings, detectRoundings, upperBound } from "./roundings.js";
+import { compareStrings, detectRoundings, roundingZones, upperBound } from "./roundings.js";
 
 export { ROUNDING_RADIUS_M, ROUNDINGS_PER_MARK, ROUNDING_REENTRY_MS } from "./roundings.js";
 
@@ -129,7 +129,7 @@ function gains(input: DetectionInput, orders: readonly LiveOrderData[]): Fact[] 
 }
 
 function roundings(input: DetectionInput): Fact[] {
-  return detectRoundings(capturedTracks(input), input.courses, input.fromMs, input.toMs, (id) => input.boats.has(id)).flatMap((r) => {
+  return detectRoundings(capturedTracks(input), input.courses, input.fromMs, input.toMs, (id) => input.boats.has(id), input.histories).flatMap((r) => {
     const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
     return fact ? [fact] : [];
   });
@@ -217,4 +217,11 @@ function upperBoundBy<T>(items: readonly T[], value: number, timeOf: (item: T) =
     else hi = mid;
   }
   return lo;
+}
+
+/** The boats of `facts` that round a mark serving several steps: their histories name the step. */
+export function boatsNeedingHistory(input: DetectionInput, facts: readonly Fact[]): string[] {
+  const shared = input.courses.some((course) => roundingZones(course).some((zone) => zone.stepLabels.length > 1));
+  if (!shared) return [];
+  return [...new Set(facts.filter((fact) => fact.kind === "markRounding").map((fact) => fact.boats[0]!.entryId))];
 }

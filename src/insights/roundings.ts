@@ -51,6 +51,8 @@ export interface RoundingZone {
   key: string;
   /** The step's label; null: the entered mark's key names it. */
   label: string | null;
+  /** The labels of every step that rounds this zone, in the course's order (the windward mark of lap 1, lap 2...). */
+  stepLabels: (string | null)[];
   marks: ZoneMark[];
 }
 
@@ -62,19 +64,41 @@ interface PreparedVersion {
 /**
  * The rounding zones of a course version: each `mark` step and each `gate` step (start
  * and finish line ends are not rounded), once per set of marks; a mark used by several
- * steps (the windward mark of every lap) takes the label of its first step.
+ * steps (the windward mark of every lap) is one zone, with each step's label.
  */
 export function roundingZones(course: CourseVersionData): RoundingZone[] {
-  const zones: RoundingZone[] = [];
-  const seen = new Set<string>();
+  const zones = new Map<string, RoundingZone>();
   for (const step of course.steps) {
     if ((step.kind !== "mark" && step.kind !== "gate") || step.marks.length === 0) continue;
     const identity = JSON.stringify(step.marks.map((m) => [m.key, m.lat, m.lon]));
-    if (seen.has(identity)) continue;
-    seen.add(identity);
-    zones.push({ key: step.marks.map((m) => m.key).join("+"), label: step.label, marks: step.marks.map(zoneMark) });
+    const zone = zones.get(identity);
+    if (zone) zone.stepLabels.push(step.label);
+    else zones.set(identity, { key: step.marks.map((m) => m.key).join("+"), label: step.label, stepLabels: [step.label], marks: step.marks.map(zoneMark) });
   }
-  return zones;
+  return [...zones.values()];
+}
+
+/**
+ * The label of the step a boat rounds when it enters `zone` for the n-th time in its
+ * race (`entries`, counted on its track since its capture window opened): a mark that
+ * serves several steps is named for the one being rounded. Past the last step, the
+ * last; without the boat's history (`entries` null), the first.
+ */
+export function roundedStepLabel(zone: RoundingZone, entries: number | null, enteredKey: string): string {
+  const index = entries === null ? 0 : Math.min(Math.max(entries, 1), zone.stepLabels.length) - 1;
+  return zone.stepLabels[index] ?? enteredKey;
+}
+
+/** How often the track enters the zone at or before `untilMs`, by the rule of detectRoundings. */
+export function zoneEntries(zone: RoundingZone, track: TrackData, untilMs: number): number {
+  let count = 0;
+  const end = upperBound(track.t, untilMs);
+  for (let i = 1; i < end; i++) {
+    if (markWithin(zone, track.lat[i] as number, track.lon[i] as number) === null) continue;
+    if (markWithin(zone, track.lat[i - 1] as number, track.lon[i - 1] as number) !== null) continue;
+    if (!insideSince(zone, track, i - 2, (track.t[i] as number) - ROUNDING_REENTRY_MS)) count++;
+  }
+  return count;
 }
 
 function zoneMark(m: CourseMark): ZoneMark {
@@ -121,6 +145,7 @@ export function detectRoundings(
   fromMs: number,
   toMs: number,
   isGroupBoat: (entryId: string) => boolean = () => true,
+  histories: ReadonlyMap<string, TrackData> = new Map(),
 ): Rounding[] {
   const versions: PreparedVersion[] = [];
   for (const c of courses) {
@@ -148,7 +173,8 @@ export function detectRoundings(
         if (entered === null || markWithin(zone, lat[i - 1] as number, lon[i - 1] as number) !== null) continue;
         if (rounded?.includes(zone.key) || insideSince(zone, track, i - 2, ti - ROUNDING_REENTRY_MS)) continue;
         (rounded ??= []).push(zone.key);
-        found.push({ entryId, zoneKey: zone.key, markLabel: zone.label ?? entered.key, atMs: ti });
+        const history = zone.stepLabels.length > 1 ? histories.get(entryId) : undefined;
+        found.push({ entryId, zoneKey: zone.key, markLabel: roundedStepLabel(zone, history ? zoneEntries(zone, history, ti) : null, entered.key), atMs: ti });
       }
     }
   }

@@ -141,3 +141,22 @@ async function windReadings(db: Db, groupIds: number[], fromMs: number, toMs: nu
   );
   return byGroup(rows, (row) => ({ measuredAtMs: (row.measured_at as Date).getTime(), twd: row.twd as number, tws: row.tws as number | null }));
 }
+
+/** The tracks of `entryUuids` in the group `startGroupUuid` over [fromMs, toMs], as detection reads them. */
+export async function boatTracks(db: Db, race: RaceRecord, startGroupUuid: string, entryUuids: readonly string[], fromMs: number, toMs: number): Promise<Map<string, { t: number[]; lat: number[]; lon: number[] }>> {
+  const group = race.startGroups.find((g) => g.uuid === startGroupUuid);
+  const tracks = new Map<string, { t: number[]; lat: number[]; lon: number[] }>();
+  if (!group || entryUuids.length === 0) return tracks;
+  const wanted = new Set(entryUuids);
+  const uuidOf = new Map((await groupBoats(db, [group.id])).filter((member) => wanted.has(member.uuid)).map((member) => [member.entryId, member.uuid]));
+  if (uuidOf.size === 0) return tracks;
+  for (const fix of await fixesInWindow(db, group.id, [...uuidOf.keys()], fromMs, toMs + 1)) {
+    const uuid = uuidOf.get(fix.entryId)!;
+    let track = tracks.get(uuid);
+    if (!track) tracks.set(uuid, (track = { t: [], lat: [], lon: [] }));
+    track.t.push(fix.t);
+    track.lat.push(fix.lat);
+    track.lon.push(fix.lon);
+  }
+  return tracks;
+}

@@ -140,6 +140,35 @@ describe("markRounding", () => {
     expect(rounded({ gunMs: null })).toEqual([]);
   });
 
+  it("names the step being rounded when one mark serves several: the boat's entries since its capture window opened count the laps", () => {
+    const LEEWARD = at(MARK, 1500, 180);
+    const laps: CourseVersionData = {
+      appliedFromMs: T0 - 60 * MIN,
+      steps: [
+        { kind: "mark", label: "Windward 1", marks: [{ key: "windward", ...MARK }] },
+        { kind: "mark", label: "Leeward", marks: [{ key: "leeward", ...LEEWARD }] },
+        { kind: "mark", label: "Windward 2", marks: [{ key: "windward", ...MARK }] },
+      ],
+    };
+    const window = entering(30);
+    const enteringAt = (atMs: number): [number, LatLon][] => [
+      [atMs - 1 * S, at(MARK, 60)],
+      [atMs, at(MARK, 30)],
+      [atMs + 10 * S, at(MARK, 400)],
+    ];
+    const history = (...visits: number[]) => {
+      const samples = visits.flatMap(enteringAt);
+      return track([...samples, ...[0, 1, 2, 3].map((k): [number, LatLon] => [(window.t[k] as number), { lat: window.lat[k] as number, lon: window.lon[k] as number }])]);
+    };
+    const label = (histories?: Map<string, TrackData>) =>
+      detectFacts(input({ courses: [laps], tracks: new Map([["a", window]]), ...(histories ? { histories } : {}) })).map((f) => f.markLabel);
+    expect(label()).toEqual(["Windward 1"]);
+    expect(label(new Map([["a", history()]]))).toEqual(["Windward 1"]);
+    expect(label(new Map([["a", history(T0 - 20 * MIN)]]))).toEqual(["Windward 2"]);
+    // A third time round (a course shortened mid-race): the last step it serves.
+    expect(label(new Map([["a", history(T0 - 25 * MIN, T0 - 15 * MIN)]]))).toEqual(["Windward 2"]);
+  });
+
   it("reports the first sample inside, once per boat and mark in a window", () => {
     const t = T0 + 60 * S;
     const inOutIn = track([
