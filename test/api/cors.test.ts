@@ -156,6 +156,25 @@ describe("preflight (OPTIONS)", () => {
     }
   });
 
+  it("takes odd and hostile preflights calmly: no grant, no error, nothing the page could use", async () => {
+    const hostile = [`https://${"a".repeat(8000)}.example`, "https://www.club.example\u0000", "https://WWW.CLUB.EXAMPLE", "*", "null", ""];
+    for (const origin of hostile) {
+      const response = await fetch(`${api.url}/api/v1/races/${raceId}/live`, {
+        method: "OPTIONS",
+        headers: { origin: origin.replace("\u0000", "%00"), "access-control-request-method": "GET" },
+      });
+      expect({ origin: origin.slice(0, 40), status: response.status }).toEqual({ origin: origin.slice(0, 40), status: 204 });
+      expect(corsHeaders(response)).toEqual({});
+    }
+    // A request method the path does not answer still gets the path's own methods, which the browser compares.
+    const deleting = await preflight(`/races/${raceId}/live`, CLUB_SITE, "DELETE");
+    expect(deleting.headers.get("access-control-allow-methods")).toBe("GET, HEAD");
+    // Without an Origin it is no preflight.
+    const noOrigin = await fetch(`${api.url}/api/v1/races/${raceId}/live`, { method: "OPTIONS", headers: { "access-control-request-method": "GET" } });
+    expect(noOrigin.status).toBe(204);
+    expect(corsHeaders(noOrigin)).toEqual({});
+  });
+
   it("answers an OPTIONS that is not a preflight with the path's methods, and an unknown path with 404", async () => {
     const plain = await fetch(`${api.url}/api/v1/races/${raceId}/live`, { method: "OPTIONS" });
     expect(plain.status).toBe(204);
