@@ -14,7 +14,9 @@ if (settings.get("bg") === "transparent") document.documentElement.classList.add
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
-const TRAIL_POINTS = 40;
+const TRAIL_POINTS = 60;
+const TRAIL_SECONDS = 180; // how much history the trails start with (one track page)
+const TRAIL_STEP = 3; // keep every third 1 Hz sample
 const TICKER_SECONDS = 7;
 const PALETTE = [
   "#ffd23f",
@@ -98,7 +100,8 @@ async function readEvents(body, onEvent) {
 // The race: header, chart, live order and wind, redrawn on every live event.
 // ---------------------------------------------------------------------------------
 
-const trails = new Map(); // entryId -> [[x, y], ...]
+const trails = new Map(); // entryId -> [{ lat, lon }, ...], oldest first
+let trailsSeeded = false;
 const colors = new Map(); // entryId -> colour
 let frame = null; // the chart's projection, fixed by the course and widened by the boats
 
@@ -111,6 +114,10 @@ function onLive(live) {
   $("delay").textContent = live.delaySeconds > 0 ? `Delayed by ${live.delaySeconds} s` : "Not delayed";
   $("as-of").textContent = `Data as of ${clock(live.dataAsOf)}`;
   if (!group) return;
+  if (!trailsSeeded) {
+    trailsSeeded = true;
+    seedTrails(group.startGroupId, live.dataAsOf);
+  }
   for (const [i, boat] of group.boats.entries()) if (!colors.has(boat.entryId)) colors.set(boat.entryId, PALETTE[i % PALETTE.length]);
   drawChart(group);
   drawOrder(group);
@@ -151,10 +158,10 @@ function drawChart(group) {
     const [x, y] = project(boat);
     const trail = trails.get(boat.entryId) || [];
     const last = trail.at(-1);
-    if (!last || last[0] !== x || last[1] !== y) trail.push([x, y]);
+    if (!last || last.lat !== boat.lat || last.lon !== boat.lon) trail.push({ lat: boat.lat, lon: boat.lon });
     trails.set(boat.entryId, trail.slice(-TRAIL_POINTS));
     const colour = colors.get(boat.entryId);
-    trailLayer.append(svg("polyline", { points: trail.map((p) => p.join(",")).join(" "), class: "trail", stroke: colour }));
+    trailLayer.append(svg("polyline", { points: trail.map((p) => project(p).join(",")).join(" "), class: "trail", stroke: colour }));
     const hull = svg("g", { class: "boat", transform: `translate(${x} ${y}) rotate(${boat.cogDeg ?? 0})`, "data-entry-id": boat.entryId });
     hull.append(svg("path", { d: "M0 -18 C8 -6 8 8 5.5 15 L-5.5 15 C-8 8 -8 -6 0 -18 Z", fill: colour }));
     boatLayer.append(hull);
@@ -192,6 +199,25 @@ function drawWind(wind) {
   $("wind-arrow").setAttribute("transform", `rotate(${(wind.twd + 180) % 360})`);
   $("wind-speed").textContent = wind.tws === null ? "–" : `${wind.tws.toFixed(1)} kn`;
   $("wind-direction").textContent = `${String(wind.twd).padStart(3, "0")}°`;
+}
+
+/** The last few minutes of each boat's track (one track page), so trails show at once. */
+async function seedTrails(startGroupId, dataAsOf) {
+  const since = new Date(Date.parse(dataAsOf) - TRAIL_SECONDS * 1000).toISOString();
+  const query = new URLSearchParams({ startGroupId, since });
+  try {
+    const response = await fetch(`${api}/api/v1/races/${encodeURIComponent(raceId)}/track?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!response.ok) return; // trails then grow from the stream alone
+    const page = await response.json();
+    for (const boat of page.boats) {
+      const history = boat.t.map((_, i) => ({ lat: boat.lat[i], lon: boat.lon[i] })).filter((_, i) => i % TRAIL_STEP === 0);
+      trails.set(boat.entryId, [...history, ...(trails.get(boat.entryId) || [])].slice(-TRAIL_POINTS));
+    }
+  } catch {
+    // As above: the stream's positions alone.
+  }
 }
 
 // ---------------------------------------------------------------------------------
@@ -243,7 +269,6 @@ function widen(previous, points) {
     box.west = Math.min(box.west, previous.west);
     box.east = Math.max(box.east, previous.east);
   }
-  trails.clear(); // the projection changes: old trail points no longer fit
   // A degree of longitude is cos(latitude) of a degree of latitude.
   const cos = Math.cos((((box.south + box.north) / 2) * Math.PI) / 180);
   const width = Math.max((box.east - box.west) * cos, 1e-4);

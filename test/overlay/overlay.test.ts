@@ -144,7 +144,10 @@ describe("the overlay starter on a club's own web server (another origin than th
     const origins = new Set(shown.requested.map((url) => new URL(url).origin));
     expect([...origins].sort()).toEqual([clubSite.origin, new URL(api.url).origin].sort());
     const apiCalls = shown.requested.filter((url) => url.startsWith(api.url)).map((url) => new URL(url).pathname);
-    expect(new Set(apiCalls)).toEqual(new Set([`/api/v1/races/${raceId}/live/stream`, `/api/v1/races/${raceId}/live/insights/stream`]));
+    // The two streams, and one track page that starts the boats' trails.
+    expect(new Set(apiCalls)).toEqual(
+      new Set([`/api/v1/races/${raceId}/live/stream`, `/api/v1/races/${raceId}/live/insights/stream`, `/api/v1/races/${raceId}/track`]),
+    );
     // The token never left the fragment: no request carried it in its URL.
     expect(shown.requested.filter((url) => url.includes(token))).toEqual([]);
     expect(shown.consoleErrors).toEqual([]);
