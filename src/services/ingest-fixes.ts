@@ -19,7 +19,7 @@ import {
 import { fixesInRanges, insertNewFixes, type FixRow, type NewFix } from "../store/fixes.js";
 import { earliestFinishes, groupEntryIds, recordDevice } from "../store/ingest.js";
 import { ingestedFixes } from "../telemetry/metrics.js";
-import { inTransaction, type Connection, type Pool } from "../store/pool.js";
+import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
 import { invalid, startGroupOf, writableRace } from "./ingest-access.js";
 
 export interface FixBatch {
@@ -48,7 +48,7 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
     if ((boat.deviceId?.length ?? 0) > 200) throw invalid(`boats[${i}].deviceId`);
     if ((boat.phoneModel?.length ?? 0) > 200) throw invalid(`boats[${i}].phoneModel`);
   }
-  const counts = await inTransaction(pool, async (conn) => {
+  const counts = await inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, batch.raceId);
     const group = await startGroupOf(conn, race, batch.startGroupId, "share");
     const nowMs = Date.now();

@@ -36,7 +36,7 @@ import {
   type ReadingWrite,
   type StartGroupChange,
 } from "../store/ingest.js";
-import { inTransaction, type Connection, type Pool } from "../store/pool.js";
+import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
 import { anyTime, invalid, readingTime, startGroupOf, writableEventForUpdate, writableRace } from "./ingest-access.js";
 
 const MAX_ROWS = 1000;
@@ -48,7 +48,7 @@ export async function writeWind(pool: Pool, caller: Caller, request: RecordWindR
   if (!Number.isInteger(request.twd) || request.twd < 0 || request.twd > 359) throw invalid("twd");
   const tws = request.tws ?? null;
   if (tws !== null && !(tws >= 0 && tws <= 200)) throw invalid("tws");
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
     return { duplicate: reading(await recordWind(conn, group.id, { measuredAtMs, twd: request.twd, tws }), "measuredAtUtc") };
   });
@@ -64,7 +64,7 @@ export async function writeLiveOrder(pool: Pool, caller: Caller, request: Record
       if (value !== undefined && !Number.isFinite(value)) throw invalid(`rows[${i}].${name}`);
     }
   }
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
     const entries = await entriesOfGroup(
       conn,
@@ -86,7 +86,7 @@ export async function writeLiveOrder(pool: Pool, caller: Caller, request: Record
 export async function writeFinish(pool: Pool, caller: Caller, request: RecordFinishRequest): Promise<{ duplicate: boolean }> {
   const nowMs = Date.now();
   const finishMs = readingTime(request.finishTimeUtc, "finishTimeUtc", nowMs);
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
     // For update: no batch may add fixes after the finish while it is checked.
     const group = await startGroupOf(conn, race, request.startGroupId, "update");
@@ -107,7 +107,7 @@ export async function writeStartGroup(pool: Pool, caller: Caller, request: Updat
   if (request.clearStartTime) change.gunMs = null;
   if (request.finishTimeUtc) change.finishMs = anyTime(request.finishTimeUtc, "finishTimeUtc");
   if (request.clearFinishTime) change.finishMs = null;
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
     const group = await startGroupOf(conn, race, request.startGroupId, "update");
     if (
@@ -136,14 +136,14 @@ export async function writeCourse(pool: Pool, caller: Caller, request: SetCourse
     });
     return { kind, label: step.label ?? null, marks };
   });
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
     return { duplicate: reading(await recordCourse(conn, group.id, { version: request.version, appliedFromMs, steps }), "version") };
   });
 }
 
 export async function writeRace(pool: Pool, caller: Caller, request: UpdateRaceRequest): Promise<{ changed: boolean }> {
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
     return { changed: request.isLive === undefined ? false : await updateRace(conn, race.id, request.isLive) };
   });
@@ -152,7 +152,7 @@ export async function writeRace(pool: Pool, caller: Caller, request: UpdateRaceR
 export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEventRequest): Promise<{ changed: boolean }> {
   const delaySeconds = request.delaySeconds;
   if (delaySeconds !== undefined && !(delaySeconds >= 0 && delaySeconds <= 600)) throw invalid("delaySeconds");
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const event = await writableEventForUpdate(conn, caller, request.eventId);
     if (delaySeconds !== undefined && delaySeconds > event.delaySeconds) {
       // Windows settled under the shorter delay stay settled: keep their edge.
@@ -178,7 +178,7 @@ export async function writeResults(pool: Pool, caller: Caller, request: PublishR
       if (value !== undefined && !Number.isFinite(value)) throw invalid(`rows[${i}].${name}`);
     }
   }
-  return inTransaction(pool, async (conn) => {
+  return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
     const entries = await entriesOfGroup(
       conn,

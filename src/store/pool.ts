@@ -83,6 +83,26 @@ export async function inTransaction<T>(pool: Pool, work: (conn: Connection) => P
   }
 }
 
+const ER_LOCK_DEADLOCK = 1213;
+/** Attempts of a transaction that InnoDB chose as a deadlock's victim. */
+const DEADLOCK_ATTEMPTS = 5;
+
+/**
+ * inTransaction, run again when InnoDB rolls it back as a deadlock's victim (it says:
+ * "try restarting transaction"). For writes that may overlap with concurrent ones on
+ * the same rows, such as two retries of one ingest batch; `work` must read what it
+ * decides on inside the transaction, so a second run decides afresh.
+ */
+export async function inTransactionRetryingDeadlocks<T>(pool: Pool, work: (conn: Connection) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(pool, work);
+    } catch (error) {
+      if ((error as { errno?: unknown }).errno !== ER_LOCK_DEADLOCK || attempt >= DEADLOCK_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /** `mysql://user:pass@host:port/` with the database name replaced. */
 export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
@@ -145,7 +165,8 @@ function limitPool(pool: Pool, limits: Limits, setups: WeakMap<object, Promise<v
     return limitConnection(conn, limits);
   };
 
-  const onPool = (method: "query" | "execute"): Run =>
+  const onPool =
+    (method: "query" | "execute"): Run =>
     async (...args) => {
       const conn = await getConnection();
       try {
@@ -167,7 +188,8 @@ function limitPool(pool: Pool, limits: Limits, setups: WeakMap<object, Promise<v
 function limitConnection(conn: Connection, limits: Limits): Connection {
   const timeout = limits.clientTimeoutMs;
   if (timeout === 0) return conn;
-  const limited = (run: Run): Run =>
+  const limited =
+    (run: Run): Run =>
     async (...args) => {
       try {
         return await run(...withTimeout(args, timeout));
