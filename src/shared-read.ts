@@ -16,6 +16,12 @@ export interface SharedReadOptions<V> {
   max?: number;
   /** Or a bound on the values' total size, as `sizeOf` measures it. */
   maxSize?: { total: number; sizeOf: (value: V) => number };
+  /**
+   * Drop each value as soon as it is stale (a timer per load) rather than when newer keys
+   * push it out: for values of megabytes under keys that rarely repeat, which would
+   * otherwise stay in memory up to `max` of them, and make every full GC mark them.
+   */
+  purgeStale?: boolean;
 }
 
 export class SharedRead<V extends object> implements SharedReadFigures {
@@ -30,7 +36,7 @@ export class SharedRead<V extends object> implements SharedReadFigures {
     this.name = options.name;
     this.values = options.maxSize
       ? new LRUCache<string, V>({ maxSize: options.maxSize.total, sizeCalculation: options.maxSize.sizeOf })
-      : new LRUCache<string, V>({ max: options.max ?? 1000 });
+      : new LRUCache<string, V>({ max: options.max ?? 1000, ttlAutopurge: options.purgeStale ?? false });
     watchSharedRead(this);
   }
 

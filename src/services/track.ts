@@ -52,7 +52,8 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
     maxSize: { total: KEPT_POINTS, sizeOf: (page) => 1 + page.boats.reduce((n, boat) => n + boat.t.length, 0) },
   });
   // Windows near the cut-off, each with the cut-off it was read at (its X-Data-As-Of).
-  const nearNow = new SharedRead<{ page: GetTrackPageResponse; cutoffMs: number }>({ name: "track_near_now", ttlMs: NEAR_NOW_MAX_AGE_MS, max: 10_000 });
+  // A page is megabytes and its key names the window asked for: each is dropped once its 2 s are over.
+  const nearNow = new SharedRead<{ page: GetTrackPageResponse; cutoffMs: number }>({ name: "track_near_now", ttlMs: NEAR_NOW_MAX_AGE_MS, max: 10_000, purgeStale: true });
   return {
     getTrackPage: guarded(deps, TrackService.method.getTrackPage, async (request, caller, context) => {
       const nowMs = Date.now();
