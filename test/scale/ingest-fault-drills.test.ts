@@ -53,6 +53,12 @@ function batch(t: number): Batch {
   return { raceId: IDS.race, startGroupId: IDS.group, boats: [boat(IDS.a, t), boat(IDS.b, t + 1)] };
 }
 
+/** Sample times 20 s behind the clock, each at least 10 ms after the last: new keys, never in the future or settled. */
+function recentTimes(): () => number {
+  let last = 0;
+  return () => (last = Math.max(last + 10, Date.now() - 20_000));
+}
+
 const fixesOf = (batches: readonly Batch[]) => batches.reduce((n, b) => n + b.boats.reduce((m, boat) => m + boat.t.length, 0), 0);
 
 async function storedKeys(): Promise<Set<string>> {
@@ -117,11 +123,10 @@ describe("ingest under faults", () => {
   it("an instance killed mid-stream: every acknowledged fix is stored, and re-sending the rest writes each missing fix once", async () => {
     const before = (await storedKeys()).size;
     const first = await serve();
-    // Sample times a minute ago and later, 1 s apart per boat: the stream takes whole seconds, the unary calls the half seconds.
+    // The stream's sample times a minute ago, 10 ms apart; the unary calls' 20 s ago and later.
     const base = Date.now() - 60_000;
-    const streamed = Array.from({ length: 40 }, (_, m) => batch(base + m * 1000));
-    let u = 0;
-    const load = unaryLoad(first.client, () => batch(base + 500 + 1000 * u++), 50);
+    const streamed = Array.from({ length: 300 }, (_, m) => batch(base + m * 10));
+    const load = unaryLoad(first.client, ((next) => () => batch(next()))(recentTimes()), 50);
     let sentMessages = 0;
     const messages = async function* () {
       for (const message of streamed) {
@@ -134,14 +139,20 @@ describe("ingest under faults", () => {
       () => "answered" as const,
       (error: unknown) => ConnectError.from(error),
     );
-    await within(10_000, async () => expect(sentMessages).toBeGreaterThan(10), 20);
+    await within(15_000, async () => {
+      expect(sentMessages).toBeGreaterThan(10);
+      expect(load.outcomes.filter((o) => o.acked).length).toBeGreaterThan(3);
+    }, 20);
+    expect(sentMessages).toBeLessThan(streamed.length); // still streaming when the process dies
     first.server.process.kill("SIGKILL");
     const streamOutcome = await stream;
+    await within(10_000, async () => expect(load.outcomes.some((o) => !o.acked)).toBe(true), 20);
     const outcomes = await load.stop();
 
-    // The stream had no answer; the calls in flight were cut (ABORTED: the connection reset) and later
-    // ones refused (UNAVAILABLE): both say "no answer, send it again". Some calls were acknowledged before.
-    const noAnswer = [Code.Aborted, Code.Unavailable];
+    // The stream had no answer; the calls in flight were cut (ABORTED or CANCELED, as the HTTP/2
+    // session's end reaches the client) and later ones refused (UNAVAILABLE): each says "no answer,
+    // send it again". Some calls were acknowledged before.
+    const noAnswer = [Code.Aborted, Code.Canceled, Code.Unavailable];
     expect(streamOutcome).toBeInstanceOf(ConnectError);
     expect(noAnswer).toContain((streamOutcome as ConnectError).code);
     const acked = outcomes.filter((o) => o.acked);
@@ -173,10 +184,8 @@ describe("ingest under faults", () => {
   it("the database restarted under load: calls fail as unavailable and write nothing, every acknowledged fix stays, and re-sending the failed ones writes each once", async () => {
     const before = (await storedKeys()).size;
     const { server, client } = await serve();
-    // Each batch a new second: sample times 30 s in the past, one more second each time.
-    const base = Date.now() - 30_000;
-    let k = 0;
-    const load = unaryLoad(client, () => batch(base + 1000 * k++), 100);
+    const next = recentTimes();
+    const load = unaryLoad(client, () => batch(next()), 100);
     await within(10_000, async () => expect(load.outcomes.filter((o) => o.acked).length).toBeGreaterThan(5), 50);
     await instance.stop();
     await sleep(2500);
