@@ -103,7 +103,7 @@ describe("race-api demo", () => {
     expect(groups).toHaveLength(2);
     for (const group of groups) expect(Number(group.boats)).toBeGreaterThanOrEqual(12);
 
-    // The replay appends each second's fixes: the newest fix moves forward while we watch.
+    // The live feed appends each second's fixes: the newest fix moves forward while we watch.
     const newest = async () => {
       const [[row]] = await db.pool.query<RowDataPacket[]>(
         "SELECT MAX(f.t) AS t FROM fixes f JOIN start_groups g ON g.id = f.start_group_id JOIN races r ON r.id = g.race_id WHERE r.uuid = ?",
