@@ -9,7 +9,7 @@ import type { Config } from "./config.js";
 import type { Runtime } from "./runtime.js";
 import { callContext } from "./services/context.js";
 import { connectRoutes, READ_OPTIONS } from "./services/routes.js";
-import { startMetricsServer } from "./telemetry/metrics-server.js";
+import { startMetricsServer, type MetricsServer } from "./telemetry/metrics-server.js";
 import { rpcMetrics } from "./telemetry/request-metrics.js";
 
 export interface RunningServer {
@@ -39,12 +39,19 @@ export async function startServer(config: Pick<Config, "host" | "port" | "grpcPo
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });
-  await new Promise<void>((resolve, reject) => {
-    grpc.once("error", reject);
-    grpc.listen(config.grpcPort, config.host, () => resolve());
-  });
-
-  const metrics = config.metricsPort ? await startMetricsServer(config.host, config.metricsPort) : undefined;
+  let metrics: MetricsServer | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      grpc.once("error", reject);
+      grpc.listen(config.grpcPort, config.host, () => resolve());
+    });
+    metrics = config.metricsPort ? await startMetricsServer(config.host, config.metricsPort) : undefined;
+  } catch (error) {
+    // A port in use: nothing stays open, so the command ends with its error rather than hanging.
+    if (grpc.listening) await new Promise<void>((resolve) => grpc.close(() => resolve()));
+    await app.close();
+    throw error;
+  }
 
   const httpUrl = urlOf("http", app.server.address() as AddressInfo);
   const grpcUrl = urlOf("http", grpc.address() as AddressInfo);

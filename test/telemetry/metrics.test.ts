@@ -130,6 +130,13 @@ describe("the metrics listener", () => {
     expect(await (await fetch(`${server.httpUrl}/metrics`)).json()).toMatchObject({ code: "API_ROUTE_NOT_FOUND" });
   });
 
+  it("fails to start on a metrics port in use, leaving no listener open", async () => {
+    const [publicPort, grpcPort] = [await freePort(), await freePort()];
+    const taken = new URL(metricsUrl).port;
+    await expect(startServer({ host: "127.0.0.1", port: publicPort, grpcPort, metricsPort: Number(taken) }, runtime)).rejects.toMatchObject({ code: "EADDRINUSE" });
+    for (const port of [publicPort, grpcPort]) await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
   it("is off without METRICS_PORT: startServer opens no listener", async () => {
     const quiet = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0, metricsPort: 0 }, runtime);
     try {
