@@ -69,5 +69,7 @@ export const METADATA_CACHE_CONTROL = "public, max-age=3600";
  * too (decisions.md); a new key is looked up by its unknown kid anyway.
  */
 export const JWKS_CACHE_CONTROL = "public, max-age=60";
+/** The overlay starter's files: revalidated on every load, so a copied or updated page is picked up at once. */
+export const OVERLAY_CACHE_CONTROL = "no-cache";
 /** The errors page (/docs/errors) changes only with a release. */
 export const ERRORS_PAGE_CACHE_CONTROL = "public, max-age=3600";

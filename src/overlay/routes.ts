@@ -4,6 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
+import { OVERLAY_CACHE_CONTROL } from "../cache-policy.js";
 
 export const OVERLAY_PATH = "/overlay/";
 
@@ -25,7 +26,7 @@ export async function overlayPage(app: FastifyInstance): Promise<void> {
       reply
         .type(type)
         .headers({
-          "cache-control": "no-cache",
+          "cache-control": OVERLAY_CACHE_CONTROL,
           "content-security-policy": CONTENT_SECURITY_POLICY,
           "referrer-policy": "no-referrer",
           "x-content-type-options": "nosniff",
