@@ -9,6 +9,9 @@ import type { ClientStates } from "./client-states.js";
 import { SCOPES, type Scope } from "./scopes.js";
 import type { Tokens } from "./tokens.js";
 
+/** The scopes in SCOPES order, listed once rather than per call. */
+const SCOPE_ORDER = Object.keys(SCOPES) as Scope[];
+
 export interface Caller {
   clientId: string;
   clubId: number;
@@ -44,7 +47,7 @@ export class Guard {
     if (state.expiresAt && state.expiresAt.getTime() <= Date.now()) throw new ApiError("API_CLIENT_EXPIRED");
     if (!client.allowlist.allows(address)) throw new ApiError("API_IP_NOT_ALLOWED");
     // Scopes taken from the client since the token was issued are gone at once.
-    const granted = (Object.keys(SCOPES) as Scope[]).filter((s) => claims.scopes.includes(s) && state.scopes.includes(s));
+    const granted = SCOPE_ORDER.filter((s) => claims.scopes.includes(s) && state.scopes.includes(s));
     if (scope !== null && !granted.includes(scope)) throw new ApiError("API_SCOPE_MISSING", { scope });
     return {
       clientId: state.clientId,
