@@ -99,6 +99,10 @@ async function load(target: string, connections: number, seconds: number): Promi
 // --- (a) cached live vs the bare route ---
 const liveRuns: Load[] = [];
 const bareRuns: Load[] = [];
+// One unrecorded round each first: both servers' hot code is still being compiled by V8
+// during the first seconds, which would make round 1 measure the JIT, not the request.
+await load(bareUrl, 50, 3);
+await load(liveUrl, 50, 3);
 for (let round = 1; round <= ROUNDS; round++) {
   bareRuns.push(await load(bareUrl, 50, 5));
   liveRuns.push(await load(liveUrl, 50, 5));
