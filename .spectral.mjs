@@ -25,7 +25,10 @@ export default {
     // or a track array has no honest fixed maximum.
     "owasp:api4:2023-string-limit": { ...owaspRule("owasp:api4:2023-string-limit"), given: requestSide("string") },
     // An unknown Last-Event-ID only means "send the newest": it has a length, not a pattern.
-    "owasp:api4:2023-string-restricted": { ...owaspRule("owasp:api4:2023-string-restricted"), given: requestSide("string", [...ANY_VALUE, "last-event-id"]) },
+    "owasp:api4:2023-string-restricted": {
+      ...owaspRule("owasp:api4:2023-string-restricted"),
+      given: requestSide("string", [...ANY_VALUE, "last-event-id"]),
+    },
     "owasp:api4:2023-array-limit": { ...owaspRule("owasp:api4:2023-array-limit"), given: requestSide("array") },
     "owasp:api4:2023-integer-limit": { ...owaspRule("owasp:api4:2023-integer-limit"), given: requestSide("integer") },
     // RateLimit headers come with every answer of a call that counted against a
@@ -33,7 +36,8 @@ export default {
     // token endpoint and this document are not data calls.
     "owasp:api4:2023-rate-limit": {
       ...owaspRule("owasp:api4:2023-rate-limit"),
-      given: "$.paths[?(@property != '/api/v1/oauth/token' && @property != '/api/v1/openapi.json')][*].responses[?(@property.match(/^(2|400|404|429)/))]",
+      given:
+        "$.paths[?(@property != '/api/v1/oauth/token' && @property != '/api/v1/openapi.json')][*].responses[?(@property.match(/^(2|400|404|429)/))]",
     },
     // Client credentials issue no refresh tokens (RFC 6749 section 4.4.3): a client
     // asks for a new access token, which lives an hour.

@@ -39,7 +39,9 @@ try {
     validation.push(time(() => validateScenario(scenario)));
     imports.push(await inFreshDatabase((pool) => importScenarioFile(pool, file)));
     baselines.push(await inFreshDatabase((pool) => plainInserts(pool)));
-    console.log(`run ${run}: import ${imports.at(-1)!.toFixed(2)} s, baseline ${baselines.at(-1)!.toFixed(2)} s, validation alone ${validation.at(-1)!.toFixed(2)} s`);
+    console.log(
+      `run ${run}: import ${imports.at(-1)!.toFixed(2)} s, baseline ${baselines.at(-1)!.toFixed(2)} s, validation alone ${validation.at(-1)!.toFixed(2)} s`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -76,7 +78,9 @@ async function plainInserts(pool: Pool): Promise<void> {
       for (let from = 0; from < track.t.length; from += 5000) {
         const rows: string[] = [];
         for (let i = from; i < Math.min(from + 5000, track.t.length); i++) {
-          rows.push(`(1,${boat + 1},${track.t[i]},${track.lat[i]},${track.lon[i]},${track.sogKn?.[i] ?? "NULL"},${track.cogDeg?.[i] ?? "NULL"},${track.accuracyM?.[i] ?? "NULL"})`);
+          rows.push(
+            `(1,${boat + 1},${track.t[i]},${track.lat[i]},${track.lon[i]},${track.sogKn?.[i] ?? "NULL"},${track.cogDeg?.[i] ?? "NULL"},${track.accuracyM?.[i] ?? "NULL"})`,
+          );
         }
         await conn.query(`INSERT INTO fixes (start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg, accuracy_m) VALUES ${rows.join(",")}`);
       }

@@ -66,7 +66,10 @@ const m = (pick: (r: RunFigures) => number) => median(runs.map(pick));
 const cpu = os.cpus();
 console.log(`
 Ingest: ${RACES} races x ${BOATS} boats, 2 x ${SECONDS} s of fixes at 1 Hz (${fmt(2 * RACES * BOATS * SECONDS)} fixes), AppendFixes over gRPC (h2c), one call per second of one start group
-machine: ${cpu[0]?.model.trim() ?? "?"}, ${cpu.length} cores, Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}
+machine: ${cpu[0]?.model.trim() ?? "?"}, ${cpu.length} cores, Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${os
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" ")}
 median of ${RUNS} runs
   paced at 1 Hz (goal ${fmt(RACES * BOATS)} fixes/s)   ${fmt(m((r) => r.paced.fixesPerS))} fixes/s; ack p50 ${m((r) => r.paced.p50).toFixed(1)} ms, p99 ${m((r) => r.paced.p99).toFixed(1)} ms; seconds sent late (the previous not yet acknowledged) ${m((r) => r.paced.lateSeconds)} of ${SECONDS}
   unpaced, ${CONCURRENCY} calls in flight          ${fmt(m((r) => r.unpaced.fixesPerS))} fixes/s; ack p50 ${m((r) => r.unpaced.p50).toFixed(1)} ms, p99 ${m((r) => r.unpaced.p99).toFixed(1)} ms
@@ -111,7 +114,10 @@ async function oneRun(): Promise<RunFigures> {
           const group = race.startGroups[0]!;
           // Paced sends the first SECONDS, unpaced the next: both new to the database.
           const k = second + (half === "paced" ? 0 : SECONDS);
-          return fixBatches({ raceId: race.id, startGroupId: group.id }, tracks[r]!.map((track) => sliceTrack(track, k, k + 1)))[0]!;
+          return fixBatches(
+            { raceId: race.id, startGroupId: group.id },
+            tracks[r]!.map((track) => sliceTrack(track, k, k + 1)),
+          )[0]!;
         });
       const client = createIngestClient({ url: api.url, grpcUrl: api.grpcUrl, clientId: "bench-ingest", clientSecret: SECRET });
       await client.updateRace({ raceId: races[0]!.id }); // a token and a warm connection before the clock starts
@@ -198,7 +204,15 @@ function benchScenario(gunMs: number): Scenario {
           raceNo: r + 1,
           name: `Race ${r + 1}`,
           isLive: true,
-          startGroups: [{ id: uuidFrom(ids), name: "Fleet", state: "Started" as const, startTimeUtc: new Date(gunMs).toISOString(), entryIds: entries.map((e) => e.id) }],
+          startGroups: [
+            {
+              id: uuidFrom(ids),
+              name: "Fleet",
+              state: "Started" as const,
+              startTimeUtc: new Date(gunMs).toISOString(),
+              entryIds: entries.map((e) => e.id),
+            },
+          ],
         })),
       },
     ],
@@ -227,7 +241,14 @@ function syntheticTracks(scenario: Scenario, firstT: number): Track[][] {
 }
 
 function sliceTrack(track: Track, from: number, to: number): Track {
-  return { entryId: track.entryId, t: track.t.slice(from, to), lat: track.lat.slice(from, to), lon: track.lon.slice(from, to), sogKn: track.sogKn!.slice(from, to), cogDeg: track.cogDeg!.slice(from, to) };
+  return {
+    entryId: track.entryId,
+    t: track.t.slice(from, to),
+    lat: track.lat.slice(from, to),
+    lon: track.lon.slice(from, to),
+    sogKn: track.sogKn!.slice(from, to),
+    cogDeg: track.cogDeg!.slice(from, to),
+  };
 }
 
 async function inFreshDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
@@ -249,13 +270,26 @@ async function startServer(databaseUrl: string): Promise<{ url: string; grpcUrl:
   // PROFILE=DIR: a V8 CPU profile of each server in DIR (node --cpu-prof), to see where ingest spends its time.
   const profile = process.env.PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, BIN, "serve"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, HOST: "127.0.0.1", PORT: String(port), GRPC_PORT: String(grpcPort), METRICS_PORT: "0", LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      GRPC_PORT: String(grpcPort),
+      METRICS_PORT: "0",
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false))) {
+  while (
+    !(await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start (exit ${child.exitCode})`);
     await sleep(100);
   }

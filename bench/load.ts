@@ -248,11 +248,19 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   // --- RACES races of up to 3 clubs, 20 minutes after the first gun ---
   const now = Date.now();
   const races: Scenario[] = [];
-  for (let r = 0; r < RACES; r++) races.push(simulateScenario({ seed: `bench-load-${r}`, gunMs: now - 20 * 60_000, startGroups: GROUPS, boatsPerGroup: BOATS, delaySeconds: 0 }));
+  for (let r = 0; r < RACES; r++)
+    races.push(
+      simulateScenario({ seed: `bench-load-${r}`, gunMs: now - 20 * 60_000, startGroups: GROUPS, boatsPerGroup: BOATS, delaySeconds: 0 }),
+    );
   const clubs = races.slice(0, CLUBS).map((race) => ({ ...race.clubs[0]!, trackingRateLimitPerMinute: CLUB_TRACKING_LIMIT }));
   for (const [r, race] of races.entries()) for (const event of race.events) event.clubId = clubs[r % CLUBS]!.id;
   const clubClients = clubs.map((club, c) => ({
-    readers: Array.from({ length: TOKENS_PER_RACE }, (_, k) => ({ clientId: `load-${c}-${k}`, clientSecret: "bench-secret-123", clubId: club.id, scopes: ["tracking:read"] })),
+    readers: Array.from({ length: TOKENS_PER_RACE }, (_, k) => ({
+      clientId: `load-${c}-${k}`,
+      clientSecret: "bench-secret-123",
+      clubId: club.id,
+      scopes: ["tracking:read"],
+    })),
     feeder: { clientId: `feed-${c}`, clientSecret: "bench-secret-123", clubId: club.id, scopes: ["tracking:write"] },
   }));
   const sliced = races.map((race) => sliceScenario(race, null, now));
@@ -262,7 +270,10 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
     clients: clubClients.flatMap((c) => [...c.readers, c.feeder]),
     events: sliced.flatMap((s) => s.events),
   });
-  const fixes = sliced.reduce((n, s) => n + s.events[0]!.races[0]!.startGroups.reduce((m, g) => m + (g.tracks ?? []).reduce((k, t) => k + t.t.length, 0), 0), 0);
+  const fixes = sliced.reduce(
+    (n, s) => n + s.events[0]!.races[0]!.startGroups.reduce((m, g) => m + (g.tracks ?? []).reduce((k, t) => k + t.t.length, 0), 0),
+    0,
+  );
 
   // --- Redis (one rate-limit budget for both instances) and the two instances ---
   const redis: RedisServer = await ensureRedisServer();
@@ -280,7 +291,14 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   const feedLog: FeedLog = { acks: [], freshness: [], unseen: 0, firstError: "" };
   const pending = new Map<number, Array<{ startGroupId: string; entryId: string; t: number; ackedMs: number }>>();
   const ingestClients = instances.map((instance) =>
-    clubClients.map((c) => createIngestClient({ url: instance.url, grpcUrl: instance.grpcUrl, clientId: c.feeder.clientId, clientSecret: c.feeder.clientSecret })),
+    clubClients.map((c) =>
+      createIngestClient({
+        url: instance.url,
+        grpcUrl: instance.grpcUrl,
+        clientId: c.feeder.clientId,
+        clientSecret: c.feeder.clientSecret,
+      }),
+    ),
   );
   const feeds: Feed[] = races.map((race, r) =>
     startFeed(ingestClients[r % instances.length]![r % CLUBS]!, race, {
@@ -290,7 +308,8 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
         feedLog.acks.push({ atMs: ack.ackedMs, ms: ack.ackedMs - ack.sentMs });
         const probed = pending.get(r);
         const [entryId, t] = [...ack.newestT][0] ?? [];
-        if (probed && entryId !== undefined && t !== undefined) probed.push({ startGroupId: ack.startGroupId, entryId, t, ackedMs: ack.ackedMs });
+        if (probed && entryId !== undefined && t !== undefined)
+          probed.push({ startGroupId: ack.startGroupId, entryId, t, ackedMs: ack.ackedMs });
       },
     }),
   );
@@ -308,11 +327,20 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   }
   for (const [r, race] of races.entries()) {
     const tokens = clubTokens[r % CLUBS]!;
-    const groups = race.events[0]!.races[0]!.startGroups.map((g) => ({ id: g.id, captureFromMs: Date.parse(g.startTimeUtc!) - 5 * 60_000 }));
+    const groups = race.events[0]!.races[0]!.startGroups.map((g) => ({
+      id: g.id,
+      captureFromMs: Date.parse(g.startTimeUtc!) - 5 * 60_000,
+    }));
     racePlans.push({ raceId: race.events[0]!.races[0]!.id, tokens, groups });
     for (const instance of instances) {
-      for (const path of [`/live`, `/live/insights?lang=en`, `/track?startGroupId=${groups[0]!.id}&since=${new Date(groups[0]!.captureFromMs).toISOString()}`]) {
-        const response = await fetch(`${instance.url}/api/v1/races/${racePlans[r]!.raceId}${path}`, { headers: { authorization: `Bearer ${tokens[0]}` } });
+      for (const path of [
+        `/live`,
+        `/live/insights?lang=en`,
+        `/track?startGroupId=${groups[0]!.id}&since=${new Date(groups[0]!.captureFromMs).toISOString()}`,
+      ]) {
+        const response = await fetch(`${instance.url}/api/v1/races/${racePlans[r]!.raceId}${path}`, {
+          headers: { authorization: `Bearer ${tokens[0]}` },
+        });
         if (response.status !== 200) throw new Error(`${instance.name} ${path}: ${response.status} ${await response.text()}`);
         await response.arrayBuffer();
       }
@@ -325,11 +353,19 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
     const target = instances[(r + 1) % instances.length]!;
     while (probing) {
       const polled = Date.now();
-      const response = await fetch(`${target.url}/api/v1/races/${plan.raceId}/live`, { headers: { authorization: `Bearer ${plan.tokens[0]}` } }).catch(() => null);
+      const response = await fetch(`${target.url}/api/v1/races/${plan.raceId}/live`, {
+        headers: { authorization: `Bearer ${plan.tokens[0]}` },
+      }).catch(() => null);
       const seenMs = Date.now();
       if (response?.status === 200) {
-        const live = (await response.json()) as { startGroups: Array<{ startGroupId: string; boats: Array<{ entryId: string; fixTimeUtc: string | null }> }> };
-        const shown = new Map(live.startGroups.flatMap((g) => g.boats.map((b) => [`${g.startGroupId}:${b.entryId}`, b.fixTimeUtc ? Date.parse(b.fixTimeUtc) : 0] as const)));
+        const live = (await response.json()) as {
+          startGroups: Array<{ startGroupId: string; boats: Array<{ entryId: string; fixTimeUtc: string | null }> }>;
+        };
+        const shown = new Map(
+          live.startGroups.flatMap((g) =>
+            g.boats.map((b) => [`${g.startGroupId}:${b.entryId}`, b.fixTimeUtc ? Date.parse(b.fixTimeUtc) : 0] as const),
+          ),
+        );
         const waiting = pending.get(r)!;
         const still = waiting.filter((ack) => {
           const t = shown.get(`${ack.startGroupId}:${ack.entryId}`);
@@ -354,9 +390,13 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
     await Promise.all(probes);
   });
 
-  const liveSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, { headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "identity" } });
+  const liveSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, {
+    headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "identity" },
+  });
   const liveBytes = (await liveSample.arrayBuffer()).byteLength;
-  const liveBrSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, { headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "br" } });
+  const liveBrSample = await fetch(`${a!.url}/api/v1/races/${racePlans[0]!.raceId}/live`, {
+    headers: { authorization: `Bearer ${racePlans[0]!.tokens[0]}`, "accept-encoding": "br" },
+  });
   const liveBrBytes = Number(liveBrSample.headers.get("content-length") ?? (await liveBrSample.arrayBuffer()).byteLength);
 
   // --- counters ---
@@ -380,7 +420,15 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
       machineTicks: machineBusyTicks(),
     };
   };
-  const figures = (label: string, before: Counters, after: Counters, peaks: InstanceSnapshot[], clients: PhaseResult | null, clientCount: number, targets: number): Figures => {
+  const figures = (
+    label: string,
+    before: Counters,
+    after: Counters,
+    peaks: InstanceSnapshot[],
+    clients: PhaseResult | null,
+    clientCount: number,
+    targets: number,
+  ): Figures => {
     const seconds = (after.atMs - before.atMs) / 1000;
     const perSecond = (x: number, y: number) => (y - x) / seconds;
     const ticksPct = (x: number | null, y: number | null) => (x === null || y === null ? null : ((y - x) / CLOCK_TICKS / seconds) * 100);
@@ -420,7 +468,16 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
     await readCounters(true);
     const edges: { before?: Promise<Counters>; after?: Promise<Counters> } = {};
     const result = await clients.run(
-      { label, clients: count, targets: targets.map((t) => t.url), races: racePlans, rampMs: RAMP_SECONDS * 1000, windowMs: windowSeconds * 1000, trackEveryMs: TRACK_EVERY_S * 1000, seed },
+      {
+        label,
+        clients: count,
+        targets: targets.map((t) => t.url),
+        races: racePlans,
+        rampMs: RAMP_SECONDS * 1000,
+        windowMs: windowSeconds * 1000,
+        trackEveryMs: TRACK_EVERY_S * 1000,
+        seed,
+      },
       (message) => {
         if (message === "window-start") edges.before = readCounters();
         else edges.after = readCounters();
@@ -455,7 +512,8 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   const ms = (n: number | null) => (n === null || !Number.isFinite(n) ? "-" : n >= 100 ? n.toFixed(0) : n.toFixed(1));
   const pct = (n: number | null) => (n === null ? "?" : `${n.toFixed(0)}%`);
   const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
-  const requestsPerS = (f: Figures) => (f.clients ? sum(ENDPOINTS.map((e) => f.clients!.endpoints[e].requests)) / (f.clients.windowMs / 1000) : 0);
+  const requestsPerS = (f: Figures) =>
+    f.clients ? sum(ENDPOINTS.map((e) => f.clients!.endpoints[e].requests)) / (f.clients.windowMs / 1000) : 0;
   const cpuPerRequest = (f: Figures) => (sum(f.instanceCpu) * 10) / Math.max(1e-9, requestsPerS(f)); // ms of CPU per request, both instances
   const errors = (f: Figures) => {
     const parts: string[] = [];
@@ -467,7 +525,8 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
     if (f.clients!.unfinished) parts.push(`${f.clients!.unfinished} unfinished after the drain`);
     return parts.length ? parts.join(", ") : "none";
   };
-  const instanceList = (values: number[], format: (n: number) => string) => values.map((v, i) => `${instances[i]!.name} ${format(v)}`).join(", ");
+  const instanceList = (values: number[], format: (n: number) => string) =>
+    values.map((v, i) => `${instances[i]!.name} ${format(v)}`).join(", ");
   const block = (tag: string, f: Figures) => {
     const c = f.clients!;
     const e = c.endpoints;
@@ -486,8 +545,19 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   };
   const others = (f: Figures) =>
     // Measured over slightly different spans (and in whole clock ticks): about 0 may come out a little below.
-    f.machineCpu === null ? null : Math.max(0, f.machineCpu - sum(f.instanceCpu) - (f.mariadbCpu ?? 0) - (f.redisCpu ?? 0) - f.benchCpu - (f.clients ? (f.clients.cpuMs / f.clients.windowMs) * 100 : 0));
-  const ratio = (x: number | null, y: number | null) => (x === null || y === null || !Number.isFinite(x / y) ? "-" : `x${(x / y).toFixed(2)}`);
+    f.machineCpu === null
+      ? null
+      : Math.max(
+          0,
+          f.machineCpu -
+            sum(f.instanceCpu) -
+            (f.mariadbCpu ?? 0) -
+            (f.redisCpu ?? 0) -
+            f.benchCpu -
+            (f.clients ? (f.clients.cpuMs / f.clients.windowMs) * 100 : 0),
+        );
+  const ratio = (x: number | null, y: number | null) =>
+    x === null || y === null || !Number.isFinite(x / y) ? "-" : `x${(x / y).toFixed(2)}`;
   const statementsOf = (f: Figures) => sum(f.statements);
 
   console.log(`
@@ -540,11 +610,17 @@ interface FeedFigures {
 function feedCounts(feeds: readonly Feed[]): Counters["feed"] {
   const sum = (pick: (feed: Feed) => number) => feeds.reduce((n, feed) => n + pick(feed), 0);
   const values = (record: Record<string, number>) => Object.values(record).reduce((n, v) => n + v, 0);
-  return { calls: sum((f) => f.totals.calls), accepted: sum((f) => f.totals.accepted), failed: sum((f) => values(f.totals.errors)), rejected: sum((f) => values(f.totals.rejected)) };
+  return {
+    calls: sum((f) => f.totals.calls),
+    accepted: sum((f) => f.totals.accepted),
+    failed: sum((f) => values(f.totals.errors)),
+    rejected: sum((f) => values(f.totals.rejected)),
+  };
 }
 
 function feedFigures(log: FeedLog, before: Counters, after: Counters, seconds: number): FeedFigures {
-  const inWindow = (samples: Array<{ atMs: number; ms: number }>) => Float64Array.from(samples.filter((s) => s.atMs >= before.wallMs && s.atMs < after.wallMs).map((s) => s.ms)).sort();
+  const inWindow = (samples: Array<{ atMs: number; ms: number }>) =>
+    Float64Array.from(samples.filter((s) => s.atMs >= before.wallMs && s.atMs < after.wallMs).map((s) => s.ms)).sort();
   const acks = inWindow(log.acks);
   const fresh = inWindow(log.freshness);
   return {
@@ -603,7 +679,8 @@ class Instance {
       REDIS_URL: redisUrl,
       LOG_LEVEL,
     };
-    for (const variable of ["INSIGHTS_MODEL_URL", "INSIGHTS_MODEL", "INSIGHTS_MODEL_API_KEY", "DATABASE_READ_URL", "TRUST_PROXY"]) delete env[variable];
+    for (const variable of ["INSIGHTS_MODEL_URL", "INSIGHTS_MODEL", "INSIGHTS_MODEL_API_KEY", "DATABASE_READ_URL", "TRUST_PROXY"])
+      delete env[variable];
     const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ["--import", "tsx"], stdio: ["ignore", log, log, "ipc"] });
     closeSync(log);
     const instance = new Instance(name, `http://127.0.0.1:${port}`, `http://127.0.0.1:${grpcPort}`, child, logFile);
@@ -611,7 +688,10 @@ class Instance {
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`instance ${name} exited (${child.exitCode}); see ${logFile}`);
-      const ready = await fetch(`${instance.url}/readyz`).then((r) => r.status === 200, () => false);
+      const ready = await fetch(`${instance.url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ready) return instance;
       if (Date.now() > deadline) {
         await instance.stop();
@@ -785,7 +865,11 @@ interface PageInfo {
 
 /** One phase of the load: the overlays, their schedules and what they saw. */
 class PhaseRun {
-  readonly stats: Record<Endpoint, EndpointStats> = { live: new EndpointStats(), insights: new EndpointStats(), track: new EndpointStats() };
+  readonly stats: Record<Endpoint, EndpointStats> = {
+    live: new EndpointStats(),
+    insights: new EndpointStats(),
+    track: new EndpointStats(),
+  };
   readonly windowStart: number;
   readonly windowEnd: number;
   readonly random: () => number;
@@ -809,10 +893,13 @@ class PhaseRun {
   /** Runs `task` at `at` (performance.now() time) unless the phase is over by then. */
   at(at: number, task: () => void): void {
     if (at >= this.windowEnd) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (!this.stopped) task();
-    }, Math.max(0, at - performance.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (!this.stopped) task();
+      },
+      Math.max(0, at - performance.now()),
+    );
     this.timers.add(timer);
   }
 
@@ -823,7 +910,13 @@ class PhaseRun {
   }
 
   /** One GET, recorded under `endpoint` when it started in the window; null on a transport failure. */
-  async get(endpoint: Endpoint, agent: http.Agent, url: string, headers: Record<string, string>, keepBody: boolean): Promise<Answer | null> {
+  async get(
+    endpoint: Endpoint,
+    agent: http.Agent,
+    url: string,
+    headers: Record<string, string>,
+    keepBody: boolean,
+  ): Promise<Answer | null> {
     const started = performance.now();
     const stats = this.stats[endpoint];
     const counted = this.inWindow(started);
@@ -906,7 +999,10 @@ class Overlay {
       if (this.run.inWindow(performance.now())) this.run.stats[endpoint].skipped++;
       return;
     }
-    const url = endpoint === "live" ? `${this.base}/api/v1/races/${this.race.raceId}/live` : `${this.base}/api/v1/races/${this.race.raceId}/live/insights?lang=${this.language}`;
+    const url =
+      endpoint === "live"
+        ? `${this.base}/api/v1/races/${this.race.raceId}/live`
+        : `${this.base}/api/v1/races/${this.race.raceId}/live/insights?lang=${this.language}`;
     const headers: Record<string, string> = { authorization: this.authorization, "accept-encoding": "br, gzip" };
     const etag = this.etags.get(url);
     if (etag) headers["if-none-match"] = etag;
@@ -942,7 +1038,13 @@ class Overlay {
         if (info) {
           if (this.run.inWindow(performance.now())) this.run.trackPagesKept++;
         } else {
-          const answer = await this.run.get("track", this.agent, url, { authorization: this.authorization, "accept-encoding": "br, gzip" }, true);
+          const answer = await this.run.get(
+            "track",
+            this.agent,
+            url,
+            { authorization: this.authorization, "accept-encoding": "br, gzip" },
+            true,
+          );
           if (answer?.status !== 200) break;
           info = await pageInfo(answer);
           if (String(answer.headers["cache-control"]).includes("immutable")) this.keptPages.set(url, info);
@@ -962,10 +1064,19 @@ async function pageInfo(answer: Answer): Promise<PageInfo> {
   const encoding = String(answer.headers["content-encoding"] ?? "identity");
   const body = inflate[encoding] ? await inflate[encoding](answer.body!) : answer.body!;
   const page = JSON.parse(body.toString("utf8")) as { until: string; nextSince?: string | null };
-  return { nextSince: page.nextSince ?? null, untilMs: Date.parse(page.until), dataAsOfMs: Date.parse(String(answer.headers["x-data-as-of"])) };
+  return {
+    nextSince: page.nextSince ?? null,
+    untilMs: Date.parse(page.until),
+    dataAsOfMs: Date.parse(String(answer.headers["x-data-as-of"])),
+  };
 }
 
-function get(agent: http.Agent, url: string, headers: Record<string, string>, keepBody: boolean): Promise<Answer & { bytes: number; elapsedMs: number }> {
+function get(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string>,
+  keepBody: boolean,
+): Promise<Answer & { bytes: number; elapsedMs: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const request = http.get(url, { agent, headers }, (response) => {
@@ -976,7 +1087,13 @@ function get(agent: http.Agent, url: string, headers: Record<string, string>, ke
         if (keepBody) chunks.push(chunk);
       });
       response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: keepBody ? Buffer.concat(chunks) : null, bytes, elapsedMs: performance.now() - started }),
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: keepBody ? Buffer.concat(chunks) : null,
+          bytes,
+          elapsedMs: performance.now() - started,
+        }),
       );
       response.on("error", reject);
     });

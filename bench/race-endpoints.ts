@@ -46,7 +46,14 @@ const adminPool = createPool(url, { statementTimeoutMs: 0 });
 await migrate(adminPool);
 
 const now = Date.now();
-const race = simulateScenario({ seed: "bench-live", gunMs: now - 40 * 60_000, startGroups: 1, boatsPerGroup: 100, laps: 5, legLengthM: 3100 });
+const race = simulateScenario({
+  seed: "bench-live",
+  gunMs: now - 40 * 60_000,
+  startGroups: 1,
+  boatsPerGroup: 100,
+  laps: 5,
+  legLengthM: 3100,
+});
 // The load comes from one client: its club's tracking bucket is raised so the bench measures the endpoint, not the 429s.
 race.clubs[0]!.trackingRateLimitPerMinute = 1_000_000_000;
 race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
@@ -54,7 +61,20 @@ await importScenario(adminPool, sliceScenario(race, null, now));
 const raceId = race.events[0]!.races[0]!.id;
 const group = race.events[0]!.races[0]!.startGroups[0]!;
 
-const config = { ...loadConfig({}), host: "127.0.0.1", port: 0, grpcPort: 0, metricsPort: 0, publicBaseUrl: "http://127.0.0.1", trustProxy: [], redisUrl: undefined, insightsModel: undefined, databasePoolSize: 10, databaseStatementTimeoutMs: 5000, databaseQueueLimit: 1000 };
+const config = {
+  ...loadConfig({}),
+  host: "127.0.0.1",
+  port: 0,
+  grpcPort: 0,
+  metricsPort: 0,
+  publicBaseUrl: "http://127.0.0.1",
+  trustProxy: [],
+  redisUrl: undefined,
+  insightsModel: undefined,
+  databasePoolSize: 10,
+  databaseStatementTimeoutMs: 5000,
+  databaseQueueLimit: 1000,
+};
 const pool = createPool(url, servingPoolOptions(config));
 const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
 const api = await startServer(config, runtime);
@@ -91,7 +111,11 @@ interface Load {
 }
 
 async function load(target: string, connections: number, seconds: number): Promise<Load> {
-  const { stdout } = await run(AUTOCANNON, ["-j", "-c", String(connections), "-d", String(seconds), "-H", `authorization=${auth}`, target], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(
+    AUTOCANNON,
+    ["-j", "-c", String(connections), "-d", String(seconds), "-H", `authorization=${auth}`, target],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
   const result = JSON.parse(stdout) as { requests: { average: number }; latency: { p99: number }; non2xx: number };
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
 }
@@ -106,7 +130,9 @@ await load(liveUrl, 50, 3);
 for (let round = 1; round <= ROUNDS; round++) {
   bareRuns.push(await load(bareUrl, 50, 5));
   liveRuns.push(await load(liveUrl, 50, 5));
-  console.log(`(a) round ${round}: live ${liveRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${liveRuns.at(-1)!.p99} ms; bare ${bareRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${bareRuns.at(-1)!.p99} ms`);
+  console.log(
+    `(a) round ${round}: live ${liveRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${liveRuns.at(-1)!.p99} ms; bare ${bareRuns.at(-1)!.rps.toFixed(0)} req/s p99 ${bareRuns.at(-1)!.p99} ms`,
+  );
 }
 
 notePeak("after (a)");
@@ -149,7 +175,9 @@ for (let i = 0; i < 20 * ROUNDS; i++) {
   // A window ending at the cut-off: answered with max-age=2 and never kept, so each request reads the database.
   const since = new Date(Date.now() - 10 * 60_000);
   const started = performance.now();
-  const response = await fetch(`${api.httpUrl}/api/v1/races/${raceId}/track?since=${since.toISOString()}`, { headers: { authorization: auth, "accept-encoding": "identity" } });
+  const response = await fetch(`${api.httpUrl}/api/v1/races/${raceId}/track?since=${since.toISOString()}`, {
+    headers: { authorization: auth, "accept-encoding": "identity" },
+  });
   // The page's time is to its last byte, as the query's is to its last row: parsing the
   // JSON is the client's work (timed apart, as the issue first measured it).
   const bytes = Buffer.from(await response.arrayBuffer());

@@ -234,11 +234,15 @@ async function benchOn(url: string, gc: () => void): Promise<void> {
 
   // --- figures ---
   const sample = opened.sample ?? oneOpened.sample;
-  if (sample && (sample.delaySeconds !== 0 || sample.raceId !== raceId)) throw new Error(`unexpected first event: ${JSON.stringify(sample)}`);
+  if (sample && (sample.delaySeconds !== 0 || sample.raceId !== raceId))
+    throw new Error(`unexpected first event: ${JSON.stringify(sample)}`);
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
   const perSubscriber = (after: number, before: number) => `${((after - before) / Math.max(1, opened.ok) / 1024).toFixed(1)} KiB`;
   const ms = (value: number) => `${value.toFixed(0)} ms`;
-  const failures = Object.entries(opened.failures).map(([reason, n]) => `${n} x ${reason}`).join(", ") || "none";
+  const failures =
+    Object.entries(opened.failures)
+      .map(([reason, n]) => `${n} x ${reason}`)
+      .join(", ") || "none";
   const cpu = os.cpus();
   const gaps = (values: number[]) => (values.length ? `${Math.min(...values)}-${Math.max(...values)} ms (median ${median(values)})` : "-");
   const line = (label: string, w: Window) =>
@@ -246,7 +250,10 @@ async function benchOn(url: string, gc: () => void): Promise<void> {
 
   console.log(`
 SSE fan-out: ${opened.ok.toLocaleString("en")} subscribers to one live race of ${sample?.boats ?? "?"} boats, ${WINDOW_SECONDS} s windows (${new Date().toISOString()})
-machine: ${cpu[0]?.model.trim() ?? "?"}, ${cpu.length} cores, ${mib(os.totalmem())} RAM, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}
+machine: ${cpu[0]?.model.trim() ?? "?"}, ${cpu.length} cores, ${mib(os.totalmem())} RAM, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}
 set-up:  the API in this process; every client (subscribers and the poller) in one child process over loopback HTTP/1.1;
          one API client opens every stream, so STREAMS_PER_CLIENT=${STREAMS_PER_CLIENT} and its club's trackingRateLimitPerMinute=${CLUB_TRACKING_LIMIT.toLocaleString("en")};
          events of ${sample?.bytes ?? "?"} bytes (live JSON, identity encoding), delaySeconds ${sample?.delaySeconds ?? "?"}
@@ -419,7 +426,9 @@ function runClients(): void {
     const deadline = started + 60_000;
     while (subscribers.some((s) => s.firstEventMs === null && s.ended === null) && Date.now() < deadline) await sleep(20);
     const ok = subscribers.filter((s) => s.firstEventMs !== null && s.ended === null);
-    for (const s of subscribers) if (s.firstEventMs === null) failures[s.ended ?? "no first event within 60 s"] = (failures[s.ended ?? "no first event within 60 s"] ?? 0) + 1;
+    for (const s of subscribers)
+      if (s.firstEventMs === null)
+        failures[s.ended ?? "no first event within 60 s"] = (failures[s.ended ?? "no first event within 60 s"] ?? 0) + 1;
     send({
       type: "opened",
       ok: ok.length,

@@ -25,8 +25,19 @@ const done = () => {};
 
 // prom-client as one would write it: children bound once per route and status.
 const registry = new Registry();
-const requests = new Counter({ name: "bench_requests_total", help: "-", labelNames: ["surface", "route", "status", "code"], registers: [registry] });
-const duration = new Histogram({ name: "bench_duration_seconds", help: "-", labelNames: ["surface", "route"], buckets: [...LATENCY_BUCKETS], registers: [registry] });
+const requests = new Counter({
+  name: "bench_requests_total",
+  help: "-",
+  labelNames: ["surface", "route", "status", "code"],
+  registers: [registry],
+});
+const duration = new Histogram({
+  name: "bench_duration_seconds",
+  help: "-",
+  labelNames: ["surface", "route"],
+  buckets: [...LATENCY_BUCKETS],
+  registers: [registry],
+});
 const byStatus = new Map([200, 304].map((status) => [status, requests.labels("rest", LIVE, String(status), "")]));
 const timed = duration.labels("rest", LIVE);
 

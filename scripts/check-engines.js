@@ -38,7 +38,8 @@ for (const [path, entry] of Object.entries(lock.packages ?? {})) {
   const runtime = !entry.dev && !entry.devOptional;
   const range = semver.validRange(wanted);
   const fits = range !== null && (runtime ? semver.subset(line, range) : semver.intersects(line, range));
-  if (!fits) problems.push(`  ${installed.name}@${installed.version} (${runtime ? "runtime" : "dev"} dependency, ${path}) wants node ${wanted}`);
+  if (!fits)
+    problems.push(`  ${installed.name}@${installed.version} (${runtime ? "runtime" : "dev"} dependency, ${path}) wants node ${wanted}`);
 }
 
 if (problems.length > 0) {

@@ -16,7 +16,9 @@ try {
   });
   const file = join(out, "openapi.json");
   writeFileSync(file, document);
-  execFileSync(join(root, "node_modules/.bin/spectral"), ["lint", "--fail-severity=warn", "--ruleset", join(root, ".spectral.mjs"), file], { stdio: "inherit" });
+  execFileSync(join(root, "node_modules/.bin/spectral"), ["lint", "--fail-severity=warn", "--ruleset", join(root, ".spectral.mjs"), file], {
+    stdio: "inherit",
+  });
 } catch (error) {
   process.exitCode = typeof error.status === "number" ? error.status : 1;
 } finally {

@@ -74,12 +74,19 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(overlayPage);
 
   const page = errorsPage();
-  app.get("/docs/errors", async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", ERRORS_PAGE_CACHE_CONTROL).send(page));
+  app.get("/docs/errors", async (_request, reply) =>
+    reply.type("text/html; charset=utf-8").header("cache-control", ERRORS_PAGE_CACHE_CONTROL).send(page),
+  );
 
   // Outside /api/v1 too, an unknown path is problem+json rather than Fastify's own body.
   app.setNotFoundHandler((request, reply) => {
     const trace = traceIdFrom(request.headers.traceparent);
-    return sendProblem(reply, runtime.errorsUrl, { code: "API_ROUTE_NOT_FOUND", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
+    return sendProblem(reply, runtime.errorsUrl, {
+      code: "API_ROUTE_NOT_FOUND",
+      params: {},
+      traceId: trace,
+      headers: { [TRACE_ID_HEADER]: trace },
+    });
   });
 
   app.get("/healthz", async () => ({ status: "ok" }));

@@ -40,7 +40,12 @@ const LOCAL_DATABASE = "race_api";
 const NEVER_CONNECTED_DATABASE = "mysql://unused@127.0.0.1:1/unused";
 
 export async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: "boolean", short: "h" } } });
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: { help: { type: "boolean", short: "h" } },
+  });
   const [command, ...rest] = positionals;
   if (values.help && (command === "clients" || command === "keys" || command === "feed")) {
     process.stdout.write(command === "clients" ? CLIENTS_USAGE : command === "keys" ? KEYS_USAGE : FEED_USAGE); // before loadConfig: help needs no database
@@ -58,7 +63,11 @@ export async function main(argv: string[]): Promise<number> {
       case "migrate":
         return await withPool(config, logger(config), async (pool) => {
           const report = await migrate(pool);
-          console.log(report.applied.length > 0 ? `applied migrations ${report.applied.join(", ")}; schema at version ${report.current}` : `schema is up to date (version ${report.current})`);
+          console.log(
+            report.applied.length > 0
+              ? `applied migrations ${report.applied.join(", ")}; schema at version ${report.current}`
+              : `schema is up to date (version ${report.current})`,
+          );
         });
       case "import":
         return await importFile(config, rest);
@@ -97,14 +106,19 @@ export async function main(argv: string[]): Promise<number> {
 async function serve(config: Config): Promise<number> {
   const log = logger(config);
   await withPool(config, log, (pool) => migrate(pool).then(() => 0));
-  return withPool(config, log, async (pool) => {
-    const runtime = await createRuntime(config, pool, log);
-    const server = await startServer(config, runtime);
-    const signal = await untilStopSignal();
-    log.info({ signal }, "shutting down: finishing in-flight requests");
-    await server.close();
-    await runtime.close();
-  }, servingPoolOptions(config));
+  return withPool(
+    config,
+    log,
+    async (pool) => {
+      const runtime = await createRuntime(config, pool, log);
+      const server = await startServer(config, runtime);
+      const signal = await untilStopSignal();
+      log.info({ signal }, "shutting down: finishing in-flight requests");
+      await server.close();
+      await runtime.close();
+    },
+    servingPoolOptions(config),
+  );
 }
 
 async function importFile(config: Config, args: string[]): Promise<number> {

@@ -20,7 +20,8 @@ import {
 import type { Pool } from "./store/pool.js";
 
 const COMMANDS = {
-  create: 'create --club CLUB_UUID --scopes "SCOPE ..." [--client-id ID] [--name NAME] [--expires-at DATE_TIME|never] [--allowlist "ADDRESS_OR_CIDR ..."] [--origins "ORIGIN ..."]',
+  create:
+    'create --club CLUB_UUID --scopes "SCOPE ..." [--client-id ID] [--name NAME] [--expires-at DATE_TIME|never] [--allowlist "ADDRESS_OR_CIDR ..."] [--origins "ORIGIN ..."]',
   list: "list [--club CLUB_UUID]",
   "rotate-secret": "rotate-secret CLIENT_ID",
   disable: "disable CLIENT_ID",
@@ -160,7 +161,8 @@ function parse(command: Command, args: string[]): Parsed | "help" {
   if (result.values.help === true) return "help";
   const { help: _help, ...values } = result.values;
   const [least, most] = POSITIONALS[command];
-  if (result.positionals.length < least || result.positionals.length > most) throw new UsageError(`usage: race-api clients ${COMMANDS[command]}`);
+  if (result.positionals.length < least || result.positionals.length > most)
+    throw new UsageError(`usage: race-api clients ${COMMANDS[command]}`);
   return { values: values as Record<string, string | undefined>, positionals: result.positionals };
 }
 
@@ -168,7 +170,9 @@ function describeParseError(error: Error & { code?: string }): string {
   const option = /'(-[^' ]*)/.exec(error.message)?.[1] ?? "an option";
   if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}; see race-api clients --help`;
   if (error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
-    return error.message.includes("ambiguous") ? `the value of ${option} starts with "-": write ${option}=VALUE` : `${option} needs a value`;
+    return error.message.includes("ambiguous")
+      ? `the value of ${option} starts with "-": write ${option}=VALUE`
+      : `${option} needs a value`;
   }
   return error.message;
 }
@@ -182,7 +186,12 @@ async function run(pool: Pool, command: Command, { values, positionals }: Parsed
       return list(pool, values.club);
     case "rotate-secret": {
       const secret = await rotateSecret(pool, clientId);
-      say(`New secret for client ${clientId}:`, `  client_secret  ${secret}`, SHOWN_ONCE, "Tokens issued before the rotation stop working within 5 s.");
+      say(
+        `New secret for client ${clientId}:`,
+        `  client_secret  ${secret}`,
+        SHOWN_ONCE,
+        "Tokens issued before the rotation stop working within 5 s.",
+      );
       return;
     }
     case "disable":
@@ -195,7 +204,9 @@ async function run(pool: Pool, command: Command, { values, positionals }: Parsed
       const expiresAt = parseExpiry(more[0] ?? "");
       await setExpiry(pool, clientId, expiresAt);
       const past = expiresAt !== null && expiresAt.getTime() <= Date.now() ? " That is already past: it is refused as expired." : "";
-      return say(`Client ${clientId} ${expiresAt === null ? "never expires" : `expires at ${formatDate(expiresAt)}`} (${TAKES_EFFECT}).${past}`);
+      return say(
+        `Client ${clientId} ${expiresAt === null ? "never expires" : `expires at ${formatDate(expiresAt)}`} (${TAKES_EFFECT}).${past}`,
+      );
     }
     case "set-allowlist": {
       const entries = splitList(more);
@@ -215,7 +226,9 @@ async function run(pool: Pool, command: Command, { values, positionals }: Parsed
     case "set-club-origins": {
       const club = clientId;
       const origins = await setClubOrigins(pool, club, splitList(more));
-      return say(`Every client of club ${club.toLowerCase()} may be read by web pages on ${describeOrigins(origins, "no origin")}, besides its own origins (${TAKES_EFFECT}).`);
+      return say(
+        `Every client of club ${club.toLowerCase()} may be read by web pages on ${describeOrigins(origins, "no origin")}, besides its own origins (${TAKES_EFFECT}).`,
+      );
     }
   }
 }
@@ -228,7 +241,15 @@ async function create(pool: Pool, values: Record<string, string | undefined>): P
   const expiresAt = values["expires-at"] === undefined ? null : parseExpiry(values["expires-at"]);
   const allowlist = splitList(values.allowlist === undefined ? [] : [values.allowlist]);
   const origins = splitList(values.origins === undefined ? [] : [values.origins]);
-  const created = await createClient(pool, { clubUuid: club, clientId: values["client-id"], name: values.name ?? null, scopes, expiresAt, ipAllowlist: allowlist, allowedOrigins: origins });
+  const created = await createClient(pool, {
+    clubUuid: club,
+    clientId: values["client-id"],
+    name: values.name ?? null,
+    scopes,
+    expiresAt,
+    ipAllowlist: allowlist,
+    allowedOrigins: origins,
+  });
   say(
     `Created client ${created.clientId} for club ${club.toLowerCase()}:`,
     `  client_id      ${created.clientId}`,
@@ -249,7 +270,9 @@ async function list(pool: Pool, club: string | undefined): Promise<void> {
   for (const group of groupByClub(clients)) {
     if (lines.length > 0) lines.push("");
     const clubOrigins = group[0]!.clubAllowedOrigins;
-    lines.push(`${printable(group[0]!.clubName)}  ${group[0]!.clubUuid}${clubOrigins.length === 0 ? "" : `  origins: ${clubOrigins.join(" ")}`}`);
+    lines.push(
+      `${printable(group[0]!.clubName)}  ${group[0]!.clubUuid}${clubOrigins.length === 0 ? "" : `  origins: ${clubOrigins.join(" ")}`}`,
+    );
     const rows = group.map((c) => [
       printable(c.clientId),
       c.name === null ? "-" : printable(c.name),
@@ -262,7 +285,12 @@ async function list(pool: Pool, club: string | undefined): Promise<void> {
       formatDate(c.createdAt, "seconds"),
       formatDate(c.updatedAt, "seconds"),
     ]);
-    lines.push(...table(["CLIENT ID", "NAME", "STATUS", "SCOPES", "EXPIRES", "ALLOWLIST", "ORIGINS", "SECRET VERSION", "CREATED", "UPDATED"], rows).map((line) => `  ${line}`));
+    lines.push(
+      ...table(
+        ["CLIENT ID", "NAME", "STATUS", "SCOPES", "EXPIRES", "ALLOWLIST", "ORIGINS", "SECRET VERSION", "CREATED", "UPDATED"],
+        rows,
+      ).map((line) => `  ${line}`),
+    );
   }
   say(...lines);
 }
@@ -275,7 +303,12 @@ function groupByClub(clients: ClientSummary[]): ClientSummary[][] {
 
 function table(headers: string[], rows: string[][]): string[] {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
-  return [headers, ...rows].map((cells) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+  return [headers, ...rows].map((cells) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 // ISO 8601 with a time zone; seconds and fractions optional.
@@ -344,6 +377,7 @@ function describeFailure(error: unknown): { message: string; exitCode: number } 
   ) {
     return { message: error.message, exitCode: 1 };
   }
-  if ((error as { code?: unknown }).code === "ER_NO_SUCH_TABLE") return { message: "the database has no schema yet: run race-api migrate", exitCode: 1 };
+  if ((error as { code?: unknown }).code === "ER_NO_SUCH_TABLE")
+    return { message: "the database has no schema yet: run race-api migrate", exitCode: 1 };
   return null;
 }

@@ -109,7 +109,8 @@ function portNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): num
 /** 9464 is the OpenTelemetry convention for a Prometheus endpoint; 0 turns it off; never the public port. */
 function metricsPort(env: NodeJS.ProcessEnv, publicPort: number): number {
   const port = portNumber(env, "METRICS_PORT", 9464);
-  if (port !== 0 && port === publicPort) throw new ConfigError("METRICS_PORT", `must not be the public PORT (${publicPort}): metrics are served on a port of their own`);
+  if (port !== 0 && port === publicPort)
+    throw new ConfigError("METRICS_PORT", `must not be the public PORT (${publicPort}): metrics are served on a port of their own`);
   return port;
 }
 
@@ -135,7 +136,10 @@ function databaseUrl(env: NodeJS.ProcessEnv, name: "DATABASE_URL" | "DATABASE_RE
 }
 
 function trustedProxies(env: NodeJS.ProcessEnv): string[] {
-  const entries = (env.TRUST_PROXY ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  const entries = (env.TRUST_PROXY ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   try {
     proxyAddr.compile(entries);
   } catch (error) {
@@ -153,7 +157,8 @@ function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   } catch {
     throw new ConfigError("REDIS_URL", "must be a URL like redis://host:6379");
   }
-  if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new ConfigError("REDIS_URL", `must use the redis: or rediss: scheme, got "${url.protocol}"`);
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:")
+    throw new ConfigError("REDIS_URL", `must use the redis: or rediss: scheme, got "${url.protocol}"`);
   return raw;
 }
 
@@ -166,7 +171,8 @@ function insightsModel(env: NodeJS.ProcessEnv): ModelConfig | undefined {
   } catch {
     // reported below; the value is not echoed, a URL may carry a key
   }
-  if (protocol !== "http:" && protocol !== "https:") throw new ConfigError("INSIGHTS_MODEL_URL", "must be the http(s) URL of a chat-completions endpoint");
+  if (protocol !== "http:" && protocol !== "https:")
+    throw new ConfigError("INSIGHTS_MODEL_URL", "must be the http(s) URL of a chat-completions endpoint");
   const model = env.INSIGHTS_MODEL?.trim();
   if (!model) throw new ConfigError("INSIGHTS_MODEL", "must name the model when INSIGHTS_MODEL_URL is set");
   const apiKey = env.INSIGHTS_MODEL_API_KEY?.trim();
@@ -193,7 +199,11 @@ export function tracingConfig(env: NodeJS.ProcessEnv): TracingConfig | undefined
   } catch {
     // reported below
   }
-  if (protocol !== "http:" && protocol !== "https:") throw new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", "must be the http(s) base URL of an OTLP/HTTP collector, such as http://127.0.0.1:4318");
+  if (protocol !== "http:" && protocol !== "https:")
+    throw new ConfigError(
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "must be the http(s) base URL of an OTLP/HTTP collector, such as http://127.0.0.1:4318",
+    );
   return { tracesUrl: `${endpoint.replace(/\/+$/, "")}/v1/traces`, serviceName: text(env, "OTEL_SERVICE_NAME", "race-api") };
 }
 
@@ -206,6 +216,7 @@ function baseUrl(env: NodeJS.ProcessEnv, fallback: string): string {
   } catch {
     throw new ConfigError("PUBLIC_BASE_URL", `must be an absolute http(s) URL, got "${raw}"`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError("PUBLIC_BASE_URL", `must be an http(s) URL, got "${raw}"`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConfigError("PUBLIC_BASE_URL", `must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, "");
 }

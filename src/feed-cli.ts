@@ -76,7 +76,9 @@ export async function feedCommand(args: string[], say: (line: string) => void = 
     process.stderr.write(`race-api feed: setting the race up failed: ${describe(error)}\n`);
     return 1;
   }
-  say(`Event ${event.name} (${event.id}), race ${liveRace.name} (${liveRace.id}) of club ${options.clubId}, at ${options.speed}x real time from ${new Date(startMs).toISOString()}:`);
+  say(
+    `Event ${event.name} (${event.id}), race ${liveRace.name} (${liveRace.id}) of club ${options.clubId}, at ${options.speed}x real time from ${new Date(startMs).toISOString()}:`,
+  );
   for (const group of liveRace.startGroups) say(`  ${group.name} (${group.id}): ${group.entryIds.length} boats, gun ${group.startTimeUtc}`);
 
   const acks: number[] = [];
@@ -86,7 +88,10 @@ export async function feedCommand(args: string[], say: (line: string) => void = 
     onFixesAcked: (ack: FixesAck) => acks.push(ack.ackedMs - ack.sentMs),
     onError: (error) => (lastError = describe(error)),
   });
-  const progress = setInterval(() => say(`${new Date().toISOString()} ${summary(feed, acks)}${lastError ? `; last error: ${lastError}` : ""}`), PROGRESS_EVERY_MS);
+  const progress = setInterval(
+    () => say(`${new Date().toISOString()} ${summary(feed, acks)}${lastError ? `; last error: ${lastError}` : ""}`),
+    PROGRESS_EVERY_MS,
+  );
   const outcome = await Promise.race([feed.finished.then(() => "finished" as const), untilStopSignal()]);
   clearInterval(progress);
   await feed.stop();
@@ -153,7 +158,8 @@ function parseOptions(args: string[]): FeedCommandOptions {
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const url = httpUrl("--url", values.url);
   const clubId = values["club-id"];
-  if (clubId === undefined || !isUuid(clubId)) throw new UsageError(`--club-id must be the club's UUID, got ${JSON.stringify(clubId ?? "")}`);
+  if (clubId === undefined || !isUuid(clubId))
+    throw new UsageError(`--club-id must be the club's UUID, got ${JSON.stringify(clubId ?? "")}`);
   const clientId = values["client-id"];
   if (!clientId) throw new UsageError("--client-id is required");
   const clientSecret = values["client-secret"] ?? process.env.RACE_API_CLIENT_SECRET;
@@ -183,7 +189,8 @@ function httpUrl(name: string, value: string | undefined): string {
   } catch {
     throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
   return url.origin;
 }
 
@@ -205,7 +212,8 @@ function summary(feed: Feed, acks: number[]): string {
   const rejected = Object.entries(t.rejected).map(([reason, n]) => `${n} ${reason}`);
   const errors = Object.entries(t.errors).map(([code, n]) => `${n} ${code}`);
   const sorted = [...acks].sort((a, b) => a - b);
-  const at = (p: number) => (sorted.length === 0 ? "-" : String(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]));
+  const at = (p: number) =>
+    sorted.length === 0 ? "-" : String(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]);
   return (
     `${t.calls} calls, fixes ${t.accepted} accepted, ${t.duplicates} duplicates, rejected ${rejected.join(", ") || "none"}; ` +
     `failed calls ${errors.join(", ") || "none"}; AppendFixes ack p50 ${at(50)} ms, p99 ${at(99)} ms`

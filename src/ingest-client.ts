@@ -60,12 +60,22 @@ async function fetchToken(options: IngestClientOptions): Promise<{ value: string
     response = await fetch(new URL("/api/v1/oauth/token", options.url), {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: options.clientId, client_secret: options.clientSecret, scope: "tracking:write" }),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: options.clientId,
+        client_secret: options.clientSecret,
+        scope: "tracking:write",
+      }),
     });
   } catch (error) {
     throw new ConnectError(`token endpoint unreachable: ${String((error as { cause?: unknown }).cause ?? error)}`, Code.Unavailable);
   }
-  const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error?: string; error_description?: string };
+  const body = (await response.json().catch(() => ({}))) as {
+    access_token?: string;
+    expires_in?: number;
+    error?: string;
+    error_description?: string;
+  };
   if (response.status !== 200 || typeof body.access_token !== "string") {
     const why = `token endpoint answered ${response.status}${body.error ? ` ${body.error}` : ""}${body.error_description ? `: ${body.error_description}` : ""}`;
     // A wrong secret or scope does not get better by retrying; a busy or down server may.

@@ -20,7 +20,10 @@ export async function keysCommand(pool: Pool, args: string[]): Promise<number> {
     case "list": {
       const keys = await listKeys(pool);
       if (keys.length === 0) console.log("no signing keys yet: the first token request creates one");
-      for (const key of keys) console.log(`${key.kid}  ${key.alg}  created ${key.createdAt.toISOString()}  ${key.retiredAt ? `retired ${key.retiredAt.toISOString()}` : "active"}`);
+      for (const key of keys)
+        console.log(
+          `${key.kid}  ${key.alg}  created ${key.createdAt.toISOString()}  ${key.retiredAt ? `retired ${key.retiredAt.toISOString()}` : "active"}`,
+        );
       return 0;
     }
     case "rotate":

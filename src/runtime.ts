@@ -27,7 +27,15 @@ type PoolConfig = Pick<Config, "databasePoolSize" | "databaseStatementTimeoutMs"
 
 export type RuntimeConfig = Pick<
   Config,
-  "publicBaseUrl" | "trustProxy" | "redisUrl" | "insightsModel" | "streamsPerClient" | "streamHeartbeatMs" | "streamStallMs" | "databaseReadUrl" | "databaseReadMaxLagMs"
+  | "publicBaseUrl"
+  | "trustProxy"
+  | "redisUrl"
+  | "insightsModel"
+  | "streamsPerClient"
+  | "streamHeartbeatMs"
+  | "streamStallMs"
+  | "databaseReadUrl"
+  | "databaseReadMaxLagMs"
 > &
   PoolConfig;
 
@@ -56,7 +64,11 @@ export interface Runtime {
 
 /** A serving pool answers in time or fails: a slow read model becomes 503, not a hung request. */
 export function servingPoolOptions(config: PoolConfig): PoolOptions {
-  return { connectionLimit: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs, queueLimit: config.databaseQueueLimit };
+  return {
+    connectionLimit: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    queueLimit: config.databaseQueueLimit,
+  };
 }
 
 export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: Logger): Promise<Runtime> {
@@ -73,7 +85,12 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
   // Read-model queries only; the guard, the token endpoint and the insights leases,
   // facts and texts stay on the primary (docs/decisions.md, "Scale-out: read replicas").
   const reads = config.databaseReadUrl
-    ? replicaReads(pool, { url: config.databaseReadUrl, poolOptions: servingPoolOptions(config), maxLagMs: config.databaseReadMaxLagMs, logger })
+    ? replicaReads(pool, {
+        url: config.databaseReadUrl,
+        poolOptions: servingPoolOptions(config),
+        maxLagMs: config.databaseReadMaxLagMs,
+        logger,
+      })
     : primaryReads(pool);
   const unwatchDatabase = watchDatabase(pool, reads);
   const keys = new KeyRing(pool);
@@ -94,7 +111,13 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       races: new RaceDirectory(reads),
       streams,
       streamTiming,
-      insights: new InsightsGenerator({ pool, reads, logger, phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null, instanceId: randomUUID() }),
+      insights: new InsightsGenerator({
+        pool,
+        reads,
+        logger,
+        phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null,
+        instanceId: randomUUID(),
+      }),
     }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     keys,

@@ -22,7 +22,10 @@ export interface RunningServer {
 }
 
 /** `metricsPort` absent or 0: no metrics listener. */
-export async function startServer(config: Pick<Config, "host" | "port" | "grpcPort"> & Partial<Pick<Config, "metricsPort">>, runtime: Runtime): Promise<RunningServer> {
+export async function startServer(
+  config: Pick<Config, "host" | "port" | "grpcPort"> & Partial<Pick<Config, "metricsPort">>,
+  runtime: Runtime,
+): Promise<RunningServer> {
   const app = await buildApp(runtime);
   await app.listen({ host: config.host, port: config.port });
 

@@ -67,7 +67,13 @@ describe("configuration", () => {
       logLevel: "debug",
       trustProxy: ["10.0.0.1", "192.168.0.0/16", "loopback"],
       redisUrl: "redis://cache:6379/2",
-      insightsModel: { url: "http://127.0.0.1:8000/v1/chat/completions", model: "llama-3.1-8b", apiKey: "sk-local", quotaPerHour: 120, timeoutMs: 8000 },
+      insightsModel: {
+        url: "http://127.0.0.1:8000/v1/chat/completions",
+        model: "llama-3.1-8b",
+        apiKey: "sk-local",
+        quotaPerHour: 120,
+        timeoutMs: 8000,
+      },
       tracing: { tracesUrl: "http://collector:4318/v1/traces", serviceName: "race-api-eu" },
       streamsPerClient: 25,
       streamHeartbeatMs: 5000,
@@ -116,7 +122,10 @@ describe("configuration", () => {
 describe("tracing", () => {
   it("is off without OTEL_EXPORTER_OTLP_ENDPOINT, and names the service race-api by default", () => {
     expect(loadConfig({ OTEL_SERVICE_NAME: "only-a-name" }).tracing).toBeUndefined();
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example:4318" }).tracing).toEqual({ tracesUrl: "https://otel.example:4318/v1/traces", serviceName: "race-api" });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example:4318" }).tracing).toEqual({
+      tracesUrl: "https://otel.example:4318/v1/traces",
+      serviceName: "race-api",
+    });
   });
 });
 
@@ -138,9 +147,20 @@ describe("the insights model settings", () => {
   });
 
   it("read every variable, with defaults", () => {
-    expect(loadConfig({ INSIGHTS_MODEL_URL: URL_, INSIGHTS_MODEL: "qwen2.5-7b" }).insightsModel).toStrictEqual({ url: URL_, model: "qwen2.5-7b", quotaPerHour: 60, timeoutMs: 8000 });
+    expect(loadConfig({ INSIGHTS_MODEL_URL: URL_, INSIGHTS_MODEL: "qwen2.5-7b" }).insightsModel).toStrictEqual({
+      url: URL_,
+      model: "qwen2.5-7b",
+      quotaPerHour: 60,
+      timeoutMs: 8000,
+    });
     expect(
-      loadConfig({ INSIGHTS_MODEL_URL: URL_, INSIGHTS_MODEL: "m", INSIGHTS_MODEL_API_KEY: "sk-test", INSIGHTS_MODEL_QUOTA_PER_HOUR: "0", INSIGHTS_MODEL_TIMEOUT_MS: "2500" }).insightsModel,
+      loadConfig({
+        INSIGHTS_MODEL_URL: URL_,
+        INSIGHTS_MODEL: "m",
+        INSIGHTS_MODEL_API_KEY: "sk-test",
+        INSIGHTS_MODEL_QUOTA_PER_HOUR: "0",
+        INSIGHTS_MODEL_TIMEOUT_MS: "2500",
+      }).insightsModel,
     ).toStrictEqual({ url: URL_, model: "m", apiKey: "sk-test", quotaPerHour: 0, timeoutMs: 2500 });
   });
 

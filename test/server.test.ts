@@ -73,15 +73,32 @@ describe("gRPC listener (h2c)", () => {
   afterAll(() => client.close());
 
   it("lists the services through reflection to a @grpc/grpc-js client", async () => {
-    const [answer] = await bidi(client, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", reflection.ServerReflectionRequestSchema, reflection.ServerReflectionResponseSchema, [
-      { messageRequest: { case: "listServices", value: "" } },
-    ]);
+    const [answer] = await bidi(
+      client,
+      "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+      reflection.ServerReflectionRequestSchema,
+      reflection.ServerReflectionResponseSchema,
+      [{ messageRequest: { case: "listServices", value: "" } }],
+    );
     const services = answer?.messageResponse.case === "listServicesResponse" ? answer.messageResponse.value.service.map((s) => s.name) : [];
-    expect(services).toEqual(expect.arrayContaining(["racing.v1.RaceLiveService", "racing.v1.TrackService", "racing.v1.LiveInsightsService", "racing.v1.EventService"]));
+    expect(services).toEqual(
+      expect.arrayContaining([
+        "racing.v1.RaceLiveService",
+        "racing.v1.TrackService",
+        "racing.v1.LiveInsightsService",
+        "racing.v1.EventService",
+      ]),
+    );
   });
 
   it("routes racing.v1 calls to the same implementations", async () => {
-    const error = await unary(client, "/racing.v1.LiveInsightsService/GetLiveInsights", GetLiveInsightsRequestSchema, GetLiveInsightsResponseSchema, { raceId: "x" }).then(
+    const error = await unary(
+      client,
+      "/racing.v1.LiveInsightsService/GetLiveInsights",
+      GetLiveInsightsRequestSchema,
+      GetLiveInsightsResponseSchema,
+      { raceId: "x" },
+    ).then(
       () => null,
       (e: grpc.ServiceError) => e,
     );
@@ -95,9 +112,13 @@ describe("close", () => {
     const other = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, runtime);
     const client = grpcClient(other.grpcUrl);
     // An open HTTP/2 session must not keep the listener alive.
-    await bidi(client, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", reflection.ServerReflectionRequestSchema, reflection.ServerReflectionResponseSchema, [
-      { messageRequest: { case: "listServices", value: "" } },
-    ]);
+    await bidi(
+      client,
+      "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+      reflection.ServerReflectionRequestSchema,
+      reflection.ServerReflectionResponseSchema,
+      [{ messageRequest: { case: "listServices", value: "" } }],
+    );
     await other.close();
     client.close();
     await expect(fetch(`${other.httpUrl}/healthz`)).rejects.toThrow();

@@ -17,7 +17,11 @@ export interface KnownClient {
 }
 
 export class ClientStates {
-  private readonly clients = new SharedRead<{ client: KnownClient | null }>({ name: "client_state", ttlMs: CLIENT_STATE_MAX_AGE_MS, max: 100_000 });
+  private readonly clients = new SharedRead<{ client: KnownClient | null }>({
+    name: "client_state",
+    ttlMs: CLIENT_STATE_MAX_AGE_MS,
+    max: 100_000,
+  });
 
   constructor(private readonly pool: Pool) {}
 

@@ -3,7 +3,15 @@
 // through store/clients.ts. A secret leaves this module once, when made.
 
 import { randomBytes } from "node:crypto";
-import { ClientInputInvalid, insertClient, replaceSecretHash, writeAllowlist, writeClientOrigins, writeClubOrigins, writeScopes } from "../store/clients.js";
+import {
+  ClientInputInvalid,
+  insertClient,
+  replaceSecretHash,
+  writeAllowlist,
+  writeClientOrigins,
+  writeClubOrigins,
+  writeScopes,
+} from "../store/clients.js";
 import type { Connection, Pool } from "../store/pool.js";
 import { parseAllowlist } from "./ip-allowlist.js";
 import { parseOrigins } from "./origins.js";
@@ -36,7 +44,16 @@ export async function createClient(db: Db, client: NewClient): Promise<{ clientI
   const allowedOrigins = parseOrigins(client.allowedOrigins ?? []);
   const secret = newSecret();
   const secretHash = await hashSecret(secret);
-  await insertClient(db, { clientId, clubUuid: client.clubUuid, name: client.name ?? null, secretHash, scopes, expiresAt: client.expiresAt ?? null, ipAllowlist, allowedOrigins });
+  await insertClient(db, {
+    clientId,
+    clubUuid: client.clubUuid,
+    name: client.name ?? null,
+    secretHash,
+    scopes,
+    expiresAt: client.expiresAt ?? null,
+    ipAllowlist,
+    allowedOrigins,
+  });
   return { clientId, secret };
 }
 

@@ -85,7 +85,11 @@ export function preflightGrant(origin: string, methods: string): Record<string, 
 
 /** The union of the origins every club and client allows: whom answers without a client's data are granted to. */
 export class KnownOrigins {
-  private readonly known = new SharedRead<{ origins: ReadonlySet<string> }>({ name: "known_origins", ttlMs: CLIENT_STATE_MAX_AGE_MS, max: 1 });
+  private readonly known = new SharedRead<{ origins: ReadonlySet<string> }>({
+    name: "known_origins",
+    ttlMs: CLIENT_STATE_MAX_AGE_MS,
+    max: 1,
+  });
 
   constructor(private readonly pool: Pool) {}
 

@@ -5,7 +5,8 @@ export const SCOPES = {
   "tracking:read": "race live, live insights and track history",
   "events:read": "the events list and event live status",
   "results:read": "event and race results",
-  "tracking:write": "write the club's own race data: positions, wind, live order, finishes, race state and events (live ingest over gRPC and Connect, not REST)",
+  "tracking:write":
+    "write the club's own race data: positions, wind, live order, finishes, race state and events (live ingest over gRPC and Connect, not REST)",
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -20,7 +20,12 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const [scheme, log2N, r, p, salt, hash] = stored.split("$");
   if (scheme !== "scrypt" || !log2N || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, "base64url");
-  const actual = await derive(secret, Buffer.from(salt, "base64url"), { N: 2 ** Number(log2N), r: Number(r), p: Number(p) }, expected.length);
+  const actual = await derive(
+    secret,
+    Buffer.from(salt, "base64url"),
+    { N: 2 ** Number(log2N), r: Number(r), p: Number(p) },
+    expected.length,
+  );
   return timingSafeEqual(actual, expected);
 }
 

@@ -40,15 +40,17 @@ export interface TokenAnswer {
 /** Token endpoint answers for errors whose data-call status differs (RFC 6749 5.2 and the spec's table). */
 const TOKEN_STATUS: Partial<Record<ErrorCode, number>> = { API_CLIENT_DISABLED: 400, API_CLIENT_EXPIRED: 400, API_IP_NOT_ALLOWED: 400 };
 /** RFC 6749 has no code for these; registered extension values and its server_error. */
-const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = { RATE_LIMIT_EXCEEDED: "slow_down", API_UNAVAILABLE: "temporarily_unavailable", INTERNAL_ERROR: "server_error" };
+const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
+  RATE_LIMIT_EXCEEDED: "slow_down",
+  API_UNAVAILABLE: "temporarily_unavailable",
+  INTERNAL_ERROR: "server_error",
+};
 
 export class TokenEndpoint {
   // Compared against when the client is unknown, so unknown and wrong answer alike and in the same time.
   private readonly dummyHash = hashSecret("no client has this secret");
 
-  constructor(
-    private readonly deps: { pool: Pool; tokens: Tokens; limits: RateLimits; logger: Logger },
-  ) {}
+  constructor(private readonly deps: { pool: Pool; tokens: Tokens; limits: RateLimits; logger: Logger }) {}
 
   async handle(request: TokenRequest): Promise<TokenAnswer> {
     try {
@@ -71,7 +73,11 @@ export class TokenEndpoint {
     const state = await findClientState(this.deps.pool, credentials.clientId);
     const secretMatches = await verifySecret(credentials.secret, state?.secretHash ?? (await this.dummyHash));
     if (!state || !secretMatches) {
-      throw new ApiError("API_CLIENT_CREDENTIALS_INVALID", {}, credentials.viaBasic ? { "www-authenticate": 'Basic realm="race-api"' } : {});
+      throw new ApiError(
+        "API_CLIENT_CREDENTIALS_INVALID",
+        {},
+        credentials.viaBasic ? { "www-authenticate": 'Basic realm="race-api"' } : {},
+      );
     }
     if (state.disabled) throw new ApiError("API_CLIENT_DISABLED");
     if (state.expiresAt && state.expiresAt.getTime() <= Date.now()) throw new ApiError("API_CLIENT_EXPIRED");
@@ -79,7 +85,10 @@ export class TokenEndpoint {
 
     const scopes = grantedScopes(form.get("scope"), state.scopes);
     const { token, expiresIn } = await this.deps.tokens.issue(state.clientId, scopes, state.secretVersion);
-    return { body: { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" ") }, origins: state.allowedOrigins };
+    return {
+      body: { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" ") },
+      origins: state.allowedOrigins,
+    };
   }
 
   private async countCall(bucket: TokenBucket, key: string): Promise<void> {

@@ -75,7 +75,13 @@ export class Tokens {
           if (!key) throw new Error("unknown or retired signing key");
           return key;
         },
-        { algorithms: [SIGNING_ALGORITHM], issuer: this.names.issuer, audience: this.names.audience, typ: TOKEN_TYPE, requiredClaims: REQUIRED_CLAIMS },
+        {
+          algorithms: [SIGNING_ALGORITHM],
+          issuer: this.names.issuer,
+          audience: this.names.audience,
+          typ: TOKEN_TYPE,
+          requiredClaims: REQUIRED_CLAIMS,
+        },
       );
       return claimsOf(payload, protectedHeader.kid ?? "");
     } catch (error) {

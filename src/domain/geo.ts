@@ -68,15 +68,9 @@ export function destinationPoint(from: LatLon, bearingDeg: number, distanceM: nu
   const bearing = bearingDeg * DEG;
   const lat1 = from.lat * DEG;
   const lon1 = from.lon * DEG;
-  const sinLat2 =
-    Math.sin(lat1) * Math.cos(angular) + Math.cos(lat1) * Math.sin(angular) * Math.cos(bearing);
+  const sinLat2 = Math.sin(lat1) * Math.cos(angular) + Math.cos(lat1) * Math.sin(angular) * Math.cos(bearing);
   const lat2 = Math.asin(sinLat2);
-  const lon2 =
-    lon1 +
-    Math.atan2(
-      Math.sin(bearing) * Math.sin(angular) * Math.cos(lat1),
-      Math.cos(angular) - Math.sin(lat1) * sinLat2,
-    );
+  const lon2 = lon1 + Math.atan2(Math.sin(bearing) * Math.sin(angular) * Math.cos(lat1), Math.cos(angular) - Math.sin(lat1) * sinLat2);
   return { lat: lat2 / DEG, lon: normalizeLongitude(lon2 / DEG) };
 }
 

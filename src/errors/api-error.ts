@@ -56,7 +56,9 @@ export function retryAfter(code: ErrorCode): Record<string, string> {
 
 export function toConnectError(error: ApiError, traceId: string): ConnectError {
   const spec = ERROR_CODES[error.code];
-  const details: OutgoingDetails = [{ desc: ErrorInfoSchema, value: { reason: error.code, domain: ERROR_DOMAIN, metadata: { ...error.params } } }];
+  const details: OutgoingDetails = [
+    { desc: ErrorInfoSchema, value: { reason: error.code, domain: ERROR_DOMAIN, metadata: { ...error.params } } },
+  ];
   if ("retryAfterSeconds" in spec) {
     details.push({ desc: RetryInfoSchema, value: { retryDelay: create(DurationSchema, { seconds: BigInt(spec.retryAfterSeconds) }) } });
   }

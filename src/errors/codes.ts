@@ -26,7 +26,8 @@ export const ERROR_CODES = {
     params: [],
     oauthError: "invalid_request",
     when: "Token endpoint: the request is not a valid client_credentials form post: the content type is not application/x-www-form-urlencoded, a parameter is repeated, or the client credentials were sent both in the Authorization header and in the body.",
-    remedy: "Fix the request: POST a form, and send the credentials either with HTTP Basic or as client_id and client_secret fields, never both.",
+    remedy:
+      "Fix the request: POST a form, and send the credentials either with HTTP Basic or as client_id and client_secret fields, never both.",
   },
   API_GRANT_TYPE_UNSUPPORTED: {
     status: 400,

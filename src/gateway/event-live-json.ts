@@ -21,7 +21,13 @@ export function eventLiveJson(response: GetEventLiveResponse): unknown {
 }
 
 function raceJson(race: RaceStatus) {
-  return { raceId: race.raceId, raceNo: race.raceNo, name: race.name, isLive: race.isLive, startGroups: race.startGroups.map(startGroupJson) };
+  return {
+    raceId: race.raceId,
+    raceNo: race.raceNo,
+    name: race.name,
+    isLive: race.isLive,
+    startGroups: race.startGroups.map(startGroupJson),
+  };
 }
 
 function startGroupJson(group: StartGroupStatus) {

@@ -35,7 +35,12 @@ export function openApiOptions(publicBaseUrl: string, errorsUrl: string): Fastif
         description: DESCRIPTION.replace("ERRORS_URL", errorsUrl),
         contact: { name: "API reference", url: `${publicBaseUrl}/docs` },
       },
-      servers: [{ url: publicBaseUrl, description: "This instance (production when served over https).", "x-internal": false } as { url: string; description: string }],
+      servers: [
+        { url: publicBaseUrl, description: "This instance (production when served over https).", "x-internal": false } as {
+          url: string;
+          description: string;
+        },
+      ],
       tags: [
         { name: "Races", description: "Live, insights and track of one race: scope tracking:read, the tracking bucket." },
         { name: "Events", description: "The club's events and their live status: scope events:read." },
@@ -63,7 +68,10 @@ export function openApiOptions(publicBaseUrl: string, errorsUrl: string): Fastif
 }
 
 type Example = { value?: { type?: unknown } };
-type Response = { headers?: Record<string, { required?: boolean; schema: Record<string, unknown> }>; content?: Record<string, { examples?: Record<string, Example> }> };
+type Response = {
+  headers?: Record<string, { required?: boolean; schema: Record<string, unknown> }>;
+  content?: Record<string, { examples?: Record<string, Example> }>;
+};
 type Document = { paths?: Record<string, Record<string, { responses?: Record<string, Response> }>> };
 
 /** Error examples link their code's documentation: `{errors_url}#<code>` (route-schemas.ts). */

@@ -77,11 +77,15 @@ export function gateway(deps: GatewayDeps) {
     });
 
     for (const route of REST_ROUTES) api.get(route.path, routeOptions(route), (request, reply) => serve(deps, route, request, reply));
-    for (const route of STREAM_ROUTES) api.get(route.path, routeOptions(route), (request, reply) => serveStream(deps, route, request, reply));
+    for (const route of STREAM_ROUTES)
+      api.get(route.path, routeOptions(route), (request, reply) => serveStream(deps, route, request, reply));
 
     // CORS preflights (OPTIONS): a page asks whether it may send its token. The answer
     // carries no token, so the policy answers for the origin alone (auth/origins.ts).
-    const methods = new Map<string, string>([["/oauth/token", "POST"], ["/openapi.json", "GET, HEAD"]]);
+    const methods = new Map<string, string>([
+      ["/oauth/token", "POST"],
+      ["/openapi.json", "GET, HEAD"],
+    ]);
     for (const route of [...REST_ROUTES, ...STREAM_ROUTES]) methods.set(route.path, "GET, HEAD");
     for (const [path, allowed] of methods) api.options(path, (request, reply) => answerOptions(deps, allowed, request, reply));
     api.addHook("onSend", (request, reply, payload, done) => {
@@ -104,14 +108,24 @@ export function gateway(deps: GatewayDeps) {
 
     api.setNotFoundHandler((request, reply) => {
       const trace = traceIdFrom(request.headers.traceparent);
-      return sendProblem(reply, deps.errorsUrl, { code: "API_ROUTE_NOT_FOUND", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
+      return sendProblem(reply, deps.errorsUrl, {
+        code: "API_ROUTE_NOT_FOUND",
+        params: {},
+        traceId: trace,
+        headers: { [TRACE_ID_HEADER]: trace },
+      });
     });
 
     api.setErrorHandler((error: FastifyError, request, reply) => {
       const trace = traceIdFrom(request.headers.traceparent);
       // A path or query value the route's schema refuses: the parameter at fault, by name.
       if (error.validation) {
-        return sendProblem(reply, deps.errorsUrl, { code: "API_PARAM_INVALID", params: { name: parameterName(error.validation[0]!) }, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
+        return sendProblem(reply, deps.errorsUrl, {
+          code: "API_PARAM_INVALID",
+          params: { name: parameterName(error.validation[0]!) },
+          traceId: trace,
+          headers: { [TRACE_ID_HEADER]: trace },
+        });
       }
       return sendProblem(reply, deps.errorsUrl, problemOf(classify(error, deps.logger, { traceId: trace, url: request.url }), trace));
     });
@@ -151,7 +165,10 @@ function refuseNonDecimal(query: Query, names: readonly string[]): void {
   for (const name of names) {
     const value = query[name];
     if (typeof value === "string" && !DECIMAL_INTEGER.test(value)) {
-      throw Object.assign(new Error(`querystring/${name} must be a decimal integer`), { statusCode: 400, validation: [{ instancePath: `/${name}`, params: {} }] });
+      throw Object.assign(new Error(`querystring/${name} must be a decimal integer`), {
+        statusCode: 400,
+        validation: [{ instancePath: `/${name}`, params: {} }],
+      });
     }
   }
 }
@@ -163,7 +180,9 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
     // The route's 200 schema writes the bytes (fast-json-stringify): the same schema the OpenAPI document publishes.
     // A request spelt its own way gets bytes of its own; everyone else shares the message's.
     const echoed = route.echo(request, message);
-    const encoded = encodedBody(echoed ? {} : message, () => reply.getSerializationFunction("200", "application/json")!({ ...(route.json(message) as Record<string, unknown>), ...echoed }));
+    const encoded = encodedBody(echoed ? {} : message, () =>
+      reply.getSerializationFunction("200", "application/json")!({ ...(route.json(message) as Record<string, unknown>), ...echoed }),
+    );
     // The reply is a thenable: awaiting it settles the handler's promise only once the answer is out, even when an onSend hook (CORS) lets it go later.
     return await sendEncoded(request, reply, encoded, context.responseHeader.record);
   } catch (error) {
@@ -217,7 +236,10 @@ async function answerOptions(deps: GatewayDeps, methods: string, request: Fastif
     // A preflight's failure cannot be read by the page anyway: no grant, and the page tries again.
     deps.logger.warn({ err: error }, "CORS: known origins unavailable");
   }
-  return reply.code(204).headers({ allow: methods, "cache-control": NO_STORE, ...cors }).send();
+  return reply
+    .code(204)
+    .headers({ allow: methods, "cache-control": NO_STORE, ...cors })
+    .send();
 }
 
 /** Answers differ by the page asking: shared caches must keep them apart. */
@@ -232,18 +254,31 @@ function withOrigin(vary: string | number | string[] | undefined): string {
  * promise: only a first compression is waited for. `headers` are this answer's own
  * (the call's record, or a literal): the validators are added to them, not to a copy.
  */
-function sendEncoded(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, headers: Record<string, string>): FastifyReply | Promise<FastifyReply> {
+function sendEncoded(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  encoded: EncodedBody,
+  headers: Record<string, string>,
+): FastifyReply | Promise<FastifyReply> {
   const chosen = encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
-  if (chosen instanceof Promise) return chosen.then((representation) => sendRepresentation(request, reply, encoded, representation, headers));
+  if (chosen instanceof Promise)
+    return chosen.then((representation) => sendRepresentation(request, reply, encoded, representation, headers));
   return sendRepresentation(request, reply, encoded, chosen, headers);
 }
 
-function sendRepresentation(request: FastifyRequest, reply: FastifyReply, encoded: EncodedBody, representation: Representation, headers: Record<string, string>): FastifyReply {
+function sendRepresentation(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  encoded: EncodedBody,
+  representation: Representation,
+  headers: Record<string, string>,
+): FastifyReply {
   headers.etag = representation.etag;
   headers.vary = "Accept-Encoding";
   // 304 carries the same validators and freshness (Cache-Control, X-Data-As-Of) as the 200 it stands for.
   const ifNoneMatch = request.headers["if-none-match"];
-  if (ifNoneMatch !== undefined && encoded.tags().some((tag) => matchesIfNoneMatch(ifNoneMatch, tag))) return reply.code(304).headers(headers).send();
+  if (ifNoneMatch !== undefined && encoded.tags().some((tag) => matchesIfNoneMatch(ifNoneMatch, tag)))
+    return reply.code(304).headers(headers).send();
   if (representation.encoding !== "identity") headers["content-encoding"] = representation.encoding;
   // Set with the rest rather than by reply.type(): one pass over the headers.
   headers["content-type"] = "application/json";

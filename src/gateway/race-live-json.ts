@@ -37,7 +37,11 @@ function startGroupJson(group: StartGroupLive) {
     boats: group.boats.map(boatJson),
     liveOrder: group.liveOrder ? group.liveOrder.rows.map(orderRowJson) : null,
     liveOrderAsOf: dateTime(group.liveOrderAsOf),
-    course: group.course.map((step) => ({ kind: step.kind, label: step.label ?? null, marks: step.marks.map(({ key, lat, lon }) => ({ key, lat, lon })) })),
+    course: group.course.map((step) => ({
+      kind: step.kind,
+      label: step.label ?? null,
+      marks: step.marks.map(({ key, lat, lon }) => ({ key, lat, lon })),
+    })),
   };
 }
 

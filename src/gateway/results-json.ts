@@ -2,7 +2,13 @@
 // field present (null when unset), date-times as ISO 8601 UTC with milliseconds,
 // the results status in lower case without its enum prefix.
 
-import { ResultStatus, type GetEventResultsResponse, type GetRaceResultsResponse, type RaceResults, type StartGroupResults } from "../../gen/racing/v1/results_pb.js";
+import {
+  ResultStatus,
+  type GetEventResultsResponse,
+  type GetRaceResultsResponse,
+  type RaceResults,
+  type StartGroupResults,
+} from "../../gen/racing/v1/results_pb.js";
 import { dateTime } from "./date-time-json.js";
 
 export function eventResultsJson(response: GetEventResultsResponse): unknown {
@@ -17,7 +23,13 @@ export function raceResultsResponseJson(response: GetRaceResultsResponse): unkno
 }
 
 function raceResultsJson(race: RaceResults) {
-  return { raceId: race.raceId, eventId: race.eventId, raceNo: race.raceNo, name: race.name, startGroups: race.startGroups.map(startGroupJson) };
+  return {
+    raceId: race.raceId,
+    eventId: race.eventId,
+    raceNo: race.raceNo,
+    name: race.name,
+    startGroups: race.startGroups.map(startGroupJson),
+  };
 }
 
 function startGroupJson(group: StartGroupResults) {

@@ -21,20 +21,39 @@ export const SECURITY_SCHEME = "oauth2";
  * document writes it as the header's `required` (openapi.ts), since Fastify's
  * response schemas have no place for it.
  */
-const header = (description: string, schema: JsonSchema, always = true): JsonSchema => ({ type: "string", ...schema, description, "x-always": always });
+const header = (description: string, schema: JsonSchema, always = true): JsonSchema => ({
+  type: "string",
+  ...schema,
+  description,
+  "x-always": always,
+});
 
 const TRACE_ID = header("Identifies this call in our logs; also traceId in error bodies.", { pattern: "^[0-9a-f]{32}$" });
 const RATE_LIMIT_HEADERS = (always: boolean) => ({
-  "RateLimit-Policy": header('The bucket this call counts against, its quota and window (IETF draft-ietf-httpapi-ratelimit-headers), e.g. "tracking";q=120;w=60.', { maxLength: 100 }, always),
+  "RateLimit-Policy": header(
+    'The bucket this call counts against, its quota and window (IETF draft-ietf-httpapi-ratelimit-headers), e.g. "tracking";q=120;w=60.',
+    { maxLength: 100 },
+    always,
+  ),
   RateLimit: header('Calls left in the bucket and seconds until it refills, e.g. "tracking";r=119;t=42.', { maxLength: 100 }, always),
 });
-const RETRY_AFTER = (seconds: number) => header(`Seconds to wait before retrying: always ${seconds}, never an HTTP date.`, { pattern: "^[0-9]+$" });
+const RETRY_AFTER = (seconds: number) =>
+  header(`Seconds to wait before retrying: always ${seconds}, never an HTTP date.`, { pattern: "^[0-9]+$" });
 const NO_STORE = header("Errors are never cached.", { enum: [NO_STORE_VALUE] });
 /** CORS (auth/origins.ts): which web page may read the answer, and the Vary that keeps pages apart in caches. */
 const CORS = (vary: string, granted: string): Record<string, JsonSchema> => ({
-  "Access-Control-Allow-Origin": header(`The Origin of the asking page, when ${granted}. Absent for any other page, and without an Origin header.`, { maxLength: 300 }, false),
+  "Access-Control-Allow-Origin": header(
+    `The Origin of the asking page, when ${granted}. Absent for any other page, and without an Origin header.`,
+    { maxLength: 300 },
+    false,
+  ),
   "Access-Control-Expose-Headers": header("With Access-Control-Allow-Origin: the headers a page may read.", { maxLength: 200 }, false),
-  Vary: header(vary === "Origin" ? "Answers differ by the asking page's origin (CORS)." : "Answers differ by compression and by the asking page's origin (CORS).", { enum: [vary] }),
+  Vary: header(
+    vary === "Origin"
+      ? "Answers differ by the asking page's origin (CORS)."
+      : "Answers differ by compression and by the asking page's origin (CORS).",
+    { enum: [vary] },
+  ),
 });
 const DATA_CORS = CORS("Accept-Encoding, Origin", "the token's client or its club allows that origin");
 const ERROR_CORS = CORS("Origin", "some client or club allows that origin (an error holds no data)");
@@ -59,7 +78,9 @@ export function dataRouteSchema(route: DataRouteDocs): FastifySchema {
   const freshness: Record<string, JsonSchema> = {
     ETag: header("Strong validator of these exact bytes; send it back as If-None-Match.", { maxLength: 40 }),
     "Cache-Control": header("Private: answers are reached with a bearer token.", route.cacheControl),
-    ...(route.dataAsOf ? { "X-Data-As-Of": header("The body's dataAsOf: nothing in it is newer.", { format: "date-time", maxLength: 24 }) } : {}),
+    ...(route.dataAsOf
+      ? { "X-Data-As-Of": header("The body's dataAsOf: nothing in it is newer.", { format: "date-time", maxLength: 24 }) }
+      : {}),
     ...RATE_LIMIT_HEADERS(true),
     "X-Trace-Id": TRACE_ID,
   };
@@ -73,7 +94,11 @@ export function dataRouteSchema(route: DataRouteDocs): FastifySchema {
     ...(route.querystring ? { querystring: route.querystring } : {}),
     response: {
       200: { description: "OK", headers: { ...freshness, ...DATA_CORS }, content: { "application/json": { schema: ref(route.body) } } },
-      304: { description: "Not Modified: If-None-Match matched. Same validators and freshness as the 200 it stands for, no body.", type: "null", headers: { ...freshness, ...DATA_CORS } },
+      304: {
+        description: "Not Modified: If-None-Match matched. Same validators and freshness as the 200 it stands for, no body.",
+        type: "null",
+        headers: { ...freshness, ...DATA_CORS },
+      },
       ...errorResponses(callErrors(policy), exampleParams(policy.scope, route.querystring)),
       "4XX": OTHER_CLIENT_ERRORS,
     },
@@ -109,12 +134,23 @@ Scope: ${policy.scope}.`,
     ...(route.querystring ? { querystring: route.querystring } : {}),
     headers: {
       type: "object",
-      properties: { "last-event-id": { type: "string", maxLength: 64, description: "The id of the last event received, when reconnecting. Any other value means: send the newest." } },
+      properties: {
+        "last-event-id": {
+          type: "string",
+          maxLength: 64,
+          description: "The id of the last event received, when reconnecting. Any other value means: send the newest.",
+        },
+      },
     },
     response: {
       200: {
         description: `The stream: \`${route.eventName}\` events whose data is ${route.body} (see its schema), and heartbeats.`,
-        headers: { "Cache-Control": header("Never cached.", { enum: [NO_STORE_VALUE] }), ...RATE_LIMIT_HEADERS(true), "X-Trace-Id": TRACE_ID, ...CORS("Origin", "the token's client or its club allows that origin") },
+        headers: {
+          "Cache-Control": header("Never cached.", { enum: [NO_STORE_VALUE] }),
+          ...RATE_LIMIT_HEADERS(true),
+          "X-Trace-Id": TRACE_ID,
+          ...CORS("Origin", "the token's client or its club allows that origin"),
+        },
         content: {
           "text/event-stream": {
             schema: { type: "string", description: `Server-Sent Events; each data line is a ${route.body}.` },
@@ -168,7 +204,10 @@ function errorResponses(codes: readonly ErrorCode[], params: Record<string, stri
       headers: errorHeaders(status, statusCodes),
       content: {
         [PROBLEM_CONTENT_TYPE]: {
-          schema: narrowed(problem, { status: { type: "integer", format: "int32", enum: [status] }, code: { type: "string", enum: statusCodes } }),
+          schema: narrowed(problem, {
+            status: { type: "integer", format: "int32", enum: [status] },
+            code: { type: "string", enum: statusCodes },
+          }),
           examples: Object.fromEntries(statusCodes.map((code) => [code, problemExample(code, params)])),
         },
       },
@@ -186,13 +225,21 @@ function narrowed(component: JsonSchema, properties: Record<string, JsonSchema>)
 const OTHER_CLIENT_ERRORS: JsonSchema = {
   description: "Any other client error, e.g. API_ROUTE_NOT_FOUND for a path or method the API does not have.",
   headers: ERROR_CORS,
-  content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem"), examples: { API_ROUTE_NOT_FOUND: problemExample("API_ROUTE_NOT_FOUND", {}) } } },
+  content: {
+    [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem"), examples: { API_ROUTE_NOT_FOUND: problemExample("API_ROUTE_NOT_FOUND", {}) } },
+  },
 };
 
 function errorHeaders(status: number, codes: readonly ErrorCode[]): Record<string, JsonSchema> {
   const headers: Record<string, JsonSchema> = { "Cache-Control": NO_STORE, "X-Trace-Id": TRACE_ID, ...ERROR_CORS };
-  if (status === 401) headers["WWW-Authenticate"] = header("RFC 6750 Bearer challenge; error=\"invalid_token\" when a token was sent.", { maxLength: 200 });
-  if (codes.includes("API_SCOPE_MISSING")) headers["WWW-Authenticate"] = header('API_SCOPE_MISSING only: error="insufficient_scope" and the scope needed.', { maxLength: 200 }, false);
+  if (status === 401)
+    headers["WWW-Authenticate"] = header('RFC 6750 Bearer challenge; error="invalid_token" when a token was sent.', { maxLength: 200 });
+  if (codes.includes("API_SCOPE_MISSING"))
+    headers["WWW-Authenticate"] = header(
+      'API_SCOPE_MISSING only: error="insufficient_scope" and the scope needed.',
+      { maxLength: 200 },
+      false,
+    );
   const retryAfter = codes.map((code) => ERROR_CODES[code]).find((spec) => "retryAfterSeconds" in spec);
   if (retryAfter && "retryAfterSeconds" in retryAfter) headers["Retry-After"] = RETRY_AFTER(retryAfter.retryAfterSeconds);
   // A call the guard let through has counted against its bucket, and says so even when it fails.
@@ -213,14 +260,20 @@ function lowerFirst(name: string): string {
 const VSCHARS = "^[\\x20-\\x7E]*$";
 const SCOPE_LIST = "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$";
 
-const TOKEN_ANSWER_HEADERS = { "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: [NO_STORE_VALUE] }), Pragma: header("For HTTP/1.0 caches.", { enum: [PRAGMA_NO_CACHE] }) };
+const TOKEN_ANSWER_HEADERS = {
+  "Cache-Control": header("RFC 6749 5.1: tokens are never cached.", { enum: [NO_STORE_VALUE] }),
+  Pragma: header("For HTTP/1.0 caches.", { enum: [PRAGMA_NO_CACHE] }),
+};
 /** A token endpoint error answer: its codes' RFC 6749 bodies, narrowed and with an example each, as for problems. */
 const tokenError = (codes: readonly ErrorCode[], headers: Record<string, JsonSchema> = {}) => ({
   description: codes.map((code) => `${code}: ${ERROR_CODES[code].when}`).join("\n\n"),
   headers: { ...TOKEN_ANSWER_HEADERS, ...ERROR_CORS, ...headers },
   content: {
     "application/json": {
-      schema: narrowed(tokenErrorSchema, { error: { type: "string", enum: [...new Set(codes.map(oauthErrorOf))] }, code: { type: "string", enum: codes } }),
+      schema: narrowed(tokenErrorSchema, {
+        error: { type: "string", enum: [...new Set(codes.map(oauthErrorOf))] },
+        code: { type: "string", enum: codes },
+      }),
       examples: Object.fromEntries(
         codes.map((code) => {
           const value: Record<string, unknown> = { error: oauthErrorOf(code), code };
@@ -250,16 +303,37 @@ export const TOKEN_ROUTE_SCHEMA: FastifySchema = {
     required: ["grant_type"],
     properties: {
       grant_type: { type: "string", enum: ["client_credentials"] },
-      scope: { type: "string", maxLength: 1000, pattern: SCOPE_LIST, description: "Space-separated subset of the client's scopes; omitted: all of them." },
+      scope: {
+        type: "string",
+        maxLength: 1000,
+        pattern: SCOPE_LIST,
+        description: "Space-separated subset of the client's scopes; omitted: all of them.",
+      },
       client_id: { type: "string", maxLength: 128, pattern: VSCHARS, description: "Unless sent with HTTP Basic." },
       client_secret: { type: "string", maxLength: 1000, pattern: VSCHARS, description: "Unless sent with HTTP Basic." },
     },
   },
   response: {
-    200: { description: "The token.", headers: { ...TOKEN_ANSWER_HEADERS, ...CORS("Origin", "the client or its club allows that origin") }, content: { "application/json": { schema: ref("TokenResponse") } } },
-    400: tokenError(["API_TOKEN_REQUEST_INVALID", "API_GRANT_TYPE_UNSUPPORTED", "API_SCOPE_INVALID", "API_CLIENT_DISABLED", "API_CLIENT_EXPIRED", "API_IP_NOT_ALLOWED"]),
-    401: tokenError(["API_CLIENT_CREDENTIALS_INVALID"], { "WWW-Authenticate": header("When the credentials came with HTTP Basic.", { enum: ['Basic realm="race-api"'] }, false) }),
-    429: tokenError(["RATE_LIMIT_EXCEEDED"], { "Retry-After": RETRY_AFTER(ERROR_CODES.RATE_LIMIT_EXCEEDED.retryAfterSeconds), ...RATE_LIMIT_HEADERS(true) }),
+    200: {
+      description: "The token.",
+      headers: { ...TOKEN_ANSWER_HEADERS, ...CORS("Origin", "the client or its club allows that origin") },
+      content: { "application/json": { schema: ref("TokenResponse") } },
+    },
+    400: tokenError([
+      "API_TOKEN_REQUEST_INVALID",
+      "API_GRANT_TYPE_UNSUPPORTED",
+      "API_SCOPE_INVALID",
+      "API_CLIENT_DISABLED",
+      "API_CLIENT_EXPIRED",
+      "API_IP_NOT_ALLOWED",
+    ]),
+    401: tokenError(["API_CLIENT_CREDENTIALS_INVALID"], {
+      "WWW-Authenticate": header("When the credentials came with HTTP Basic.", { enum: ['Basic realm="race-api"'] }, false),
+    }),
+    429: tokenError(["RATE_LIMIT_EXCEEDED"], {
+      "Retry-After": RETRY_AFTER(ERROR_CODES.RATE_LIMIT_EXCEEDED.retryAfterSeconds),
+      ...RATE_LIMIT_HEADERS(true),
+    }),
     500: tokenError(["INTERNAL_ERROR"]),
     503: tokenError(["API_UNAVAILABLE"], { "Retry-After": RETRY_AFTER(ERROR_CODES.API_UNAVAILABLE.retryAfterSeconds) }),
   },
@@ -267,7 +341,8 @@ export const TOKEN_ROUTE_SCHEMA: FastifySchema = {
 
 export const OPENAPI_ROUTE_SCHEMA: FastifySchema = {
   summary: "This API's OpenAPI 3.1 document",
-  description: "Generated from the schemas that validate requests and serialise answers, so it describes exactly what the API does. No token needed.",
+  description:
+    "Generated from the schemas that validate requests and serialise answers, so it describes exactly what the API does. No token needed.",
   tags: ["Meta"],
   operationId: "getOpenApiDocument",
   security: [],
@@ -279,9 +354,21 @@ export const OPENAPI_ROUTE_SCHEMA: FastifySchema = {
         "Cache-Control": header("Public: the same for every caller.", { enum: [OPENAPI_CACHE_CONTROL] }),
         ...CORS("Accept-Encoding, Origin", "some client or club allows that origin"),
       },
-      content: { "application/json": { schema: { type: "object", required: ["openapi", "info", "paths"], properties: { openapi: { type: "string", const: "3.1.0" } } } } },
+      content: {
+        "application/json": {
+          schema: { type: "object", required: ["openapi", "info", "paths"], properties: { openapi: { type: "string", const: "3.1.0" } } },
+        },
+      },
     },
-    304: { description: "Not Modified: If-None-Match matched.", type: "null", headers: CORS("Accept-Encoding, Origin", "some client or club allows that origin") },
-    500: { description: "INTERNAL_ERROR: an unexpected failure; retry up to 3 attempts with backoff.", headers: ERROR_CORS, content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem") } } },
+    304: {
+      description: "Not Modified: If-None-Match matched.",
+      type: "null",
+      headers: CORS("Accept-Encoding, Origin", "some client or club allows that origin"),
+    },
+    500: {
+      description: "INTERNAL_ERROR: an unexpected failure; retry up to 3 attempts with backoff.",
+      headers: ERROR_CORS,
+      content: { [PROBLEM_CONTENT_TYPE]: { schema: ref("Problem") } },
+    },
   },
 };

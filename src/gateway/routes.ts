@@ -28,8 +28,26 @@ import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
 import { echoSince, TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
 
-const RACE_ID = { type: "object", required: ["raceId"], properties: { raceId: { type: "string", description: "UUID of the race, from the event live status. Any other value, malformed ones included, answers 404 RACE_NOT_FOUND." } } };
-const EVENT_ID = { type: "object", required: ["eventId"], properties: { eventId: { type: "string", description: "UUID of the event, from the events list. Any other value, malformed ones included, answers 404 EVENT_NOT_FOUND." } } };
+const RACE_ID = {
+  type: "object",
+  required: ["raceId"],
+  properties: {
+    raceId: {
+      type: "string",
+      description: "UUID of the race, from the event live status. Any other value, malformed ones included, answers 404 RACE_NOT_FOUND.",
+    },
+  },
+};
+const EVENT_ID = {
+  type: "object",
+  required: ["eventId"],
+  properties: {
+    eventId: {
+      type: "string",
+      description: "UUID of the event, from the events list. Any other value, malformed ones included, answers 404 EVENT_NOT_FOUND.",
+    },
+  },
+};
 const raceId = (request: FastifyRequest) => ({ raceId: (request.params as { raceId: string }).raceId });
 const eventId = (request: FastifyRequest) => ({ eventId: (request.params as { eventId: string }).eventId });
 
@@ -39,7 +57,8 @@ const LANG_QUERY = {
   properties: {
     lang: {
       type: "string",
-      description: "en, tr, de, fr, es, it, ru, el or nb; case-insensitive, a region suffix (en-GB) is dropped. Anything else, or none, is en: lang never answers 400.",
+      description:
+        "en, tr, de, fr, es, it, ru, el or nb; case-insensitive, a region suffix (en-GB) is dropped. Anything else, or none, is en: lang never answers 400.",
       examples: ["de"],
     },
   },
@@ -57,12 +76,20 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.events.listEvents,
     tag: "Events",
     summary: "List the club's events",
-    description: "The events this client's club owns or co-hosts, newest start date first, events without a start date last, ties by id; a new event does not reshuffle the others. At most 1000 events are reachable by paging.",
+    description:
+      "The events this client's club owns or co-hosts, newest start date first, events without a start date last, ties by id; a new event does not reshuffle the others. At most 1000 events are reachable by paging.",
     querystring: {
       type: "object",
       properties: {
         page: { type: "integer", format: "int32", minimum: 1, maximum: 2 ** 31 - 1, default: 1, description: "Page number, from 1." },
-        pageSize: { type: "integer", format: "int32", minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: "Events per page." },
+        pageSize: {
+          type: "integer",
+          format: "int32",
+          minimum: 1,
+          maximum: MAX_PAGE_SIZE,
+          default: DEFAULT_PAGE_SIZE,
+          description: "Events per page.",
+        },
       },
     },
     request: (request) => request.query as { page: number; pageSize: number },
@@ -76,7 +103,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.events.getEventLive,
     tag: "Events",
     summary: "Event live status: which race to follow",
-    description: "The event's races by race number, each with its broadcast-active flag and its start groups' states, gun and finish times.",
+    description:
+      "The event's races by race number, each with its broadcast-active flag and its start groups' states, gun and finish times.",
     params: EVENT_ID,
     request: eventId,
     body: "EventLive",
@@ -89,7 +117,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.results.getEventResults,
     tag: "Results",
     summary: "Official results of an event",
-    description: "The results the club published for every race of the event (provisional or final), never the unofficial live order. Results are not tracking data: they are served whether or not the event shares tracking.",
+    description:
+      "The results the club published for every race of the event (provisional or final), never the unofficial live order. Results are not tracking data: they are served whether or not the event shares tracking.",
     params: EVENT_ID,
     request: eventId,
     body: "EventResults",
@@ -102,7 +131,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.raceLive.getRaceLive,
     tag: "Races",
     summary: "Race live: positions, wind and live order",
-    description: "Each start group's newest position, speed and heading per boat, the newest committee wind reading and the unofficial live order, as of dataAsOf (now minus the event's delay). One shared read per race every 2 seconds: poll with If-None-Match.",
+    description:
+      "Each start group's newest position, speed and heading per boat, the newest committee wind reading and the unofficial live order, as of dataAsOf (now minus the event's delay). One shared read per race every 2 seconds: poll with If-None-Match.",
     params: RACE_ID,
     request: raceId,
     body: "RaceLive",
@@ -116,13 +146,17 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.liveInsights.getLiveInsights,
     tag: "Races",
     summary: "Live insights: commentary lines",
-    description: "Lead changes, mark roundings, places gained, finishes and wind shifts of the last 15 minutes, newest first, each with a sentence in the requested language and machine-readable fields. Generated at most once a minute per race: poll every 15 to 60 seconds.",
+    description:
+      "Lead changes, mark roundings, places gained, finishes and wind shifts of the last 15 minutes, newest first, each with a sentence in the requested language and machine-readable fields. Generated at most once a minute per race: poll every 15 to 60 seconds.",
     params: RACE_ID,
     querystring: LANG_QUERY,
     normalizeQuery: firstLang,
     request: (request) => ({ ...raceId(request), lang: lang(request) }),
     body: "LiveInsights",
-    cacheControl: { pattern: INSIGHTS_CACHE_CONTROL_PATTERN, description: `Private; max-age is the seconds until the next generation, at most ${INSIGHTS_MAX_AGE_S}.` },
+    cacheControl: {
+      pattern: INSIGHTS_CACHE_CONTROL_PATTERN,
+      description: `Private; max-age is the seconds until the next generation, at most ${INSIGHTS_MAX_AGE_S}.`,
+    },
     dataAsOf: true,
     response: insightsJson,
   }),
@@ -132,7 +166,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.track.getTrackPage,
     tag: "Races",
     summary: "Track history, one page of up to 10 minutes",
-    description: "The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour.",
+    description:
+      "The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour.",
     params: RACE_ID,
     querystring: TRACK_QUERY,
     request: trackPageRequest,
@@ -177,7 +212,8 @@ export const STREAM_ROUTES: readonly StreamRoute[] = [
     implementation: (services) => services.raceLive.watchRaceLive,
     tag: "Races",
     summary: "Race live, pushed: a stream of race live states",
-    description: "The race live object now, then each new one as the shared read produces it (at most every 2 seconds), instead of polling.",
+    description:
+      "The race live object now, then each new one as the shared read produces it (at most every 2 seconds), instead of polling.",
     params: RACE_ID,
     request: (request) => ({ ...raceId(request), resumeAfter: lastEventId(request) }),
     eventName: "live",
@@ -228,4 +264,3 @@ function eventsPage(page: ListEventsResponse) {
 function scopesJson(response: ListScopesResponse) {
   return { scopes: response.scopes.map((scope) => ({ name: scope.name, description: scope.description, granted: scope.granted })) };
 }
-

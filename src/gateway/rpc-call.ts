@@ -2,7 +2,14 @@
 // listeners would (same guard, same errors, same response headers), but with no
 // serialisation and no network hop.
 
-import { create, type DescMessage, type DescMethod, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { FastifyRequest, FastifySchema } from "fastify";
 import type { AddressResolver } from "../auth/client-address.js";
@@ -70,7 +77,12 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
  * passes the signal that fires when its client leaves. Its headers are records
  * (record-headers.ts), not WHATWG Headers: nothing is copied per request.
  */
-export function restCallContext(method: DescMethod, request: FastifyRequest, resolveAddress: AddressResolver, signal: AbortSignal = NEVER_ABORTED): RestCallContext {
+export function restCallContext(
+  method: DescMethod,
+  request: FastifyRequest,
+  resolveAddress: AddressResolver,
+  signal: AbortSignal = NEVER_ABORTED,
+): RestCallContext {
   return {
     service: method.parent,
     method,

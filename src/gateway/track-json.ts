@@ -15,16 +15,33 @@ type TrackQuery = { startGroupId?: string; since: string; until?: string };
 // RFC 3339 in UTC: seconds required, any fraction, `Z` (or an offset of zero).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|[+-]00:00)$/;
 
-const dateTimeParam = (description: string) => ({ type: "string", format: "date-time", maxLength: 40, pattern: DATE_TIME.source, description, examples: ["2026-07-04T13:00:00Z"] });
+const dateTimeParam = (description: string) => ({
+  type: "string",
+  format: "date-time",
+  maxLength: 40,
+  pattern: DATE_TIME.source,
+  description,
+  examples: ["2026-07-04T13:00:00Z"],
+});
 
 /** Shapes only: whether the window is allowed is the RPC's rule. */
 export const TRACK_QUERY = {
   type: "object",
   required: ["since"],
   properties: {
-    startGroupId: { type: "string", format: "uuid", minLength: 36, maxLength: 36, description: "The start group to read; required when the race has more than one." },
-    since: dateTimeParam("Inclusive lower bound, ISO 8601 UTC. Must be before now minus the event's delay. To page, pass the previous nextSince."),
-    until: dateTimeParam("Exclusive upper bound, after since. Default and maximum: since + 10 minutes; cut silently at now minus the event's delay."),
+    startGroupId: {
+      type: "string",
+      format: "uuid",
+      minLength: 36,
+      maxLength: 36,
+      description: "The start group to read; required when the race has more than one.",
+    },
+    since: dateTimeParam(
+      "Inclusive lower bound, ISO 8601 UTC. Must be before now minus the event's delay. To page, pass the previous nextSince.",
+    ),
+    until: dateTimeParam(
+      "Exclusive upper bound, after since. Default and maximum: since + 10 minutes; cut silently at now minus the event's delay.",
+    ),
   },
 };
 
@@ -48,7 +65,15 @@ function timestampParam(value: string, name: string): Timestamp {
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second);
   // A calendar overflow (month 13, 31 April, hour 24, second 60) shows as a different date.
-  if (year < 1 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || date.getUTCHours() !== hour || date.getUTCMinutes() !== minute || date.getUTCSeconds() !== second) {
+  if (
+    year < 1 ||
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day ||
+    date.getUTCHours() !== hour ||
+    date.getUTCMinutes() !== minute ||
+    date.getUTCSeconds() !== second
+  ) {
     throw new ApiError("API_PARAM_INVALID", { name });
   }
   return create(TimestampSchema, { seconds: BigInt(date.getTime() / 1000), nanos: Number((match[7] ?? "").padEnd(9, "0")) });

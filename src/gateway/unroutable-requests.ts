@@ -49,7 +49,12 @@ export function clientErrorHandler(errorsUrl: string, logger: Logger): (error: E
       socket.destroy();
       return;
     }
-    const code: ErrorCode = error.code === "HPE_HEADER_OVERFLOW" ? "API_REQUEST_HEADERS_TOO_LARGE" : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? "API_REQUEST_TIMEOUT" : "API_REQUEST_MALFORMED";
+    const code: ErrorCode =
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? "API_REQUEST_HEADERS_TOO_LARGE"
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "API_REQUEST_TIMEOUT"
+          : "API_REQUEST_MALFORMED";
     const trace = traceIdFrom(undefined);
     logger.debug({ traceId: trace, code: error.code }, "refused by the HTTP parser");
     const body = Buffer.from(problemJson(errorsUrl, { code, params: {}, traceId: trace }));
@@ -76,6 +81,11 @@ export function hostRequired(errorsUrl: string) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     if (request.headers.host !== undefined || request.raw.httpVersion !== "1.1") return undefined;
     const trace = traceIdFrom(request.headers.traceparent);
-    return sendProblem(reply.header("connection", "close"), errorsUrl, { code: "API_REQUEST_MALFORMED", params: {}, traceId: trace, headers: { [TRACE_ID_HEADER]: trace } });
+    return sendProblem(reply.header("connection", "close"), errorsUrl, {
+      code: "API_REQUEST_MALFORMED",
+      params: {},
+      traceId: trace,
+      headers: { [TRACE_ID_HEADER]: trace },
+    });
   };
 }

@@ -4,13 +4,7 @@
 
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import {
-  authorizationServerMetadata,
-  JWKS_CONTENT_TYPE,
-  JWKS_PATH,
-  jwkSet,
-  METADATA_PATH,
-} from "../auth/discovery.js";
+import { authorizationServerMetadata, JWKS_CONTENT_TYPE, JWKS_PATH, jwkSet, METADATA_PATH } from "../auth/discovery.js";
 import type { KeyRing } from "../auth/key-ring.js";
 import { JWKS_CACHE_CONTROL, METADATA_CACHE_CONTROL } from "../cache-policy.js";
 import { classify } from "../errors/classify.js";
@@ -28,7 +22,9 @@ export function wellKnown(deps: WellKnownDeps) {
   return async (app: FastifyInstance) => {
     // Bytes, not strings, so Fastify adds no charset parameter: JSON defines none (RFC 8259).
     const metadata = Buffer.from(JSON.stringify(authorizationServerMetadata(deps.publicBaseUrl)));
-    app.get(METADATA_PATH, async (_request, reply) => reply.type("application/json").header("cache-control", METADATA_CACHE_CONTROL).send(metadata));
+    app.get(METADATA_PATH, async (_request, reply) =>
+      reply.type("application/json").header("cache-control", METADATA_CACHE_CONTROL).send(metadata),
+    );
 
     app.get(JWKS_PATH, async (request, reply) => {
       try {

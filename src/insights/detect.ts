@@ -30,8 +30,17 @@ export const WIND_CHANGE_MIN_KN = 3;
  * once. The same input always gives the same facts.
  */
 export function detectFacts(input: DetectionInput): Fact[] {
-  const orders = input.liveOrders.slice(0, upperBoundBy(input.liveOrders, input.toMs, (o) => o.asOfMs));
-  const found = [...leadChanges(input, orders), ...gains(input, orders), ...roundings(input), ...finishes(input, orders), ...windShifts(input)];
+  const orders = input.liveOrders.slice(
+    0,
+    upperBoundBy(input.liveOrders, input.toMs, (o) => o.asOfMs),
+  );
+  const found = [
+    ...leadChanges(input, orders),
+    ...gains(input, orders),
+    ...roundings(input),
+    ...finishes(input, orders),
+    ...windShifts(input),
+  ];
   return [...new Map(found.map((f) => [f.id, f])).values()].sort(newestFirst);
 }
 
@@ -129,7 +138,14 @@ function gains(input: DetectionInput, orders: readonly LiveOrderData[]): Fact[] 
 }
 
 function roundings(input: DetectionInput): Fact[] {
-  return detectRoundings(capturedTracks(input), input.courses, input.fromMs, input.toMs, (id) => input.boats.has(id), input.histories).flatMap((r) => {
+  return detectRoundings(
+    capturedTracks(input),
+    input.courses,
+    input.fromMs,
+    input.toMs,
+    (id) => input.boats.has(id),
+    input.histories,
+  ).flatMap((r) => {
     const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
     return fact ? [fact] : [];
   });
@@ -155,7 +171,14 @@ function finishes(input: DetectionInput, orders: readonly LiveOrderData[]): Fact
 function windShifts(input: DetectionInput): Fact[] {
   const facts: Fact[] = [];
   const end = upperBoundBy(input.wind, input.toMs, (w) => w.measuredAtMs);
-  for (let i = Math.max(1, upperBoundBy(input.wind, input.fromMs, (w) => w.measuredAtMs)); i < end; i++) {
+  for (
+    let i = Math.max(
+      1,
+      upperBoundBy(input.wind, input.fromMs, (w) => w.measuredAtMs),
+    );
+    i < end;
+    i++
+  ) {
     const before = input.wind[i - 1] as WindData;
     const after = input.wind[i] as WindData;
     const turnDeg = Math.abs(angleDifferenceDegrees(before.twd, after.twd));

@@ -21,6 +21,13 @@ export interface FactIdentity {
  * the fact is about, never when or where it was detected.
  */
 export function factId(identity: FactIdentity): string {
-  const key = [identity.raceId, identity.startGroupId, identity.kind, identity.entryIds.join(","), identity.atMs, identity.bucket ?? ""].join("|");
+  const key = [
+    identity.raceId,
+    identity.startGroupId,
+    identity.kind,
+    identity.entryIds.join(","),
+    identity.atMs,
+    identity.bucket ?? "",
+  ].join("|");
   return createHash("sha256").update(key).digest("hex").slice(0, 16);
 }

@@ -97,7 +97,14 @@ export class InsightsGenerator {
         // A rounding of a mark that serves several steps is named from the boat's history: read only for those boats.
         const rounders = boatsNeedingHistory(input, found);
         if (rounders.length > 0 && input.gunMs !== null) {
-          const histories = await boatTracks(reads.pool(), race, input.startGroupId, rounders, input.gunMs - CAPTURE_BEFORE_GUN_MS, input.toMs);
+          const histories = await boatTracks(
+            reads.pool(),
+            race,
+            input.startGroupId,
+            rounders,
+            input.gunMs - CAPTURE_BEFORE_GUN_MS,
+            input.toMs,
+          );
           found = detectFacts({ ...input, histories });
         }
         for (const fact of found) facts.set(fact.id, fact);
@@ -114,7 +121,12 @@ export class InsightsGenerator {
   private async phrase(race: RaceRecord, lang: Lang, asOf: number, nowMs: number): Promise<void> {
     const { pool, phraser } = this.deps;
     const facts = await factsBetween(pool, race.id, asOf - SHOWN_MS, asOf, MAX_INSIGHTS);
-    const existing = await textsFor(pool, race.id, lang, facts.map((fact) => fact.id));
+    const existing = await textsFor(
+      pool,
+      race.id,
+      lang,
+      facts.map((fact) => fact.id),
+    );
     const unphrasedByModel = facts.filter((fact) => existing.get(fact.id)?.source !== "model");
     const modelLines = phraser && unphrasedByModel.length > 0 ? await phraser.phrase(unphrasedByModel, lang) : new Map<string, string>();
     const texts = new Map<string, PhrasedText>();
@@ -138,12 +150,20 @@ export class InsightsGenerator {
     if (state.generatedAtMs === null || state.dataAsOfMs === null) return null;
     const asOf = Math.min(state.dataAsOfMs, dataAsOf(nowMs, race.event.delaySeconds));
     const facts = await factsBetween(pool, race.id, asOf - SHOWN_MS, asOf, MAX_INSIGHTS);
-    const texts = await textsFor(pool, race.id, lang, facts.map((fact) => fact.id));
+    const texts = await textsFor(
+      pool,
+      race.id,
+      lang,
+      facts.map((fact) => fact.id),
+    );
     return {
       generatedAtMs: state.generatedAtMs,
       dataAsOfMs: asOf,
       // A fact detected by another instance before this language was phrased gets its template line.
-      insights: facts.map((fact) => ({ fact, text: texts.get(fact.id) ?? { text: templateText(fact, lang), source: "template" as const } })),
+      insights: facts.map((fact) => ({
+        fact,
+        text: texts.get(fact.id) ?? { text: templateText(fact, lang), source: "template" as const },
+      })),
     };
   }
 }

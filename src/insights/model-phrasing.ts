@@ -181,7 +181,11 @@ function factForModel(fact: Fact): Record<string, unknown> {
     id: fact.id,
     kind: fact.kind,
     startGroup: fact.startGroupName,
-    boats: fact.boats.map((boat, i) => ({ role: BOAT_ROLES[fact.kind][i] ?? "boat", sailNumber: boat.sailNumber, boatName: boat.boatName })),
+    boats: fact.boats.map((boat, i) => ({
+      role: BOAT_ROLES[fact.kind][i] ?? "boat",
+      sailNumber: boat.sailNumber,
+      boatName: boat.boatName,
+    })),
   };
   const fields = ["markLabel", "rank", "placesGained", "twdFrom", "twdTo", "twsFrom", "twsTo"] as const;
   for (const field of fields) if (fact[field] !== null) out[field] = fact[field];

@@ -73,7 +73,13 @@ export function roundingZones(course: CourseVersionData): RoundingZone[] {
     const identity = JSON.stringify(step.marks.map((m) => [m.key, m.lat, m.lon]));
     const zone = zones.get(identity);
     if (zone) zone.stepLabels.push(step.label);
-    else zones.set(identity, { key: step.marks.map((m) => m.key).join("+"), label: step.label, stepLabels: [step.label], marks: step.marks.map(zoneMark) });
+    else
+      zones.set(identity, {
+        key: step.marks.map((m) => m.key).join("+"),
+        label: step.label,
+        stepLabels: [step.label],
+        marks: step.marks.map(zoneMark),
+      });
   }
   return [...zones.values()];
 }
@@ -174,7 +180,12 @@ export function detectRoundings(
         if (rounded?.includes(zone.key) || insideSince(zone, track, i - 2, ti - ROUNDING_REENTRY_MS)) continue;
         (rounded ??= []).push(zone.key);
         const history = zone.stepLabels.length > 1 ? histories.get(entryId) : undefined;
-        found.push({ entryId, zoneKey: zone.key, markLabel: roundedStepLabel(zone, history ? zoneEntries(zone, history, ti) : null, entered.key), atMs: ti });
+        found.push({
+          entryId,
+          zoneKey: zone.key,
+          markLabel: roundedStepLabel(zone, history ? zoneEntries(zone, history, ti) : null, entered.key),
+          atMs: ti,
+        });
       }
     }
   }

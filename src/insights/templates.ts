@@ -217,7 +217,11 @@ function partsOf(fact: Fact, options: TemplateOptions): Parts {
   const group = options.includeGroup ? clean(fact.startGroupName) : "";
   const mark = fact.kind === "markRounding" && fact.markLabel !== null ? clean(fact.markLabel) : "";
   return {
-    boats: fact.boats.map((boat) => ({ sailNumber: clean(boat.sailNumber), name: new Shortenable(clean(boat.boatName)), entryId: boat.entryId })),
+    boats: fact.boats.map((boat) => ({
+      sailNumber: clean(boat.sailNumber),
+      name: new Shortenable(clean(boat.boatName)),
+      entryId: boat.entryId,
+    })),
     group: group === "" ? null : new Shortenable(group),
     mark: mark === "" ? null : new Shortenable(mark),
     markIsKey: isMarkKey(mark),

@@ -7,7 +7,14 @@ import { readFile } from "node:fs/promises";
 import { parseOrigins } from "../auth/origins.js";
 import { hashSecret, verifySecret } from "../auth/secrets.js";
 import { inTransaction, type Pool } from "../store/pool.js";
-import { findStoredIds, storedSecretHashes, writeScenario, type SecretChange, type StoredIds, type WriteCounts } from "../store/scenario-writes.js";
+import {
+  findStoredIds,
+  storedSecretHashes,
+  writeScenario,
+  type SecretChange,
+  type StoredIds,
+  type WriteCounts,
+} from "../store/scenario-writes.js";
 import type { Client, Scenario } from "../domain/scenario.js";
 import { externalReferences, findCrossRuleProblem, validateScenarioShape, type ScenarioProblem } from "./validate.js";
 
@@ -54,13 +61,17 @@ async function validated(pool: Pool, doc: unknown): Promise<{ scenario: Scenario
 
 /** Origins are stored as browsers send them (lower-case, no default port), so a page's Origin matches. */
 function withOriginsAsBrowsersSendThem(scenario: Scenario): Scenario {
-  const normalised = <T extends { allowedOrigins?: string[] }>(owner: T): T => (owner.allowedOrigins ? { ...owner, allowedOrigins: parseOrigins(owner.allowedOrigins) } : owner);
+  const normalised = <T extends { allowedOrigins?: string[] }>(owner: T): T =>
+    owner.allowedOrigins ? { ...owner, allowedOrigins: parseOrigins(owner.allowedOrigins) } : owner;
   return { ...scenario, clubs: scenario.clubs.map(normalised), clients: scenario.clients.map(normalised) };
 }
 
 /** A secret that still verifies against the stored hash is not a rotation. */
 async function secretChanges(pool: Pool, clients: Client[]): Promise<Map<string, SecretChange>> {
-  const stored = await storedSecretHashes(pool, clients.map((c) => c.clientId));
+  const stored = await storedSecretHashes(
+    pool,
+    clients.map((c) => c.clientId),
+  );
   const changes = new Map<string, SecretChange>();
   for (const client of clients) {
     const hash = stored.get(client.clientId);

@@ -57,9 +57,7 @@ export function externalReferences(scenario: Scenario): { clubIds: string[]; ent
     ...scenario.clients.map((c) => c.clubId),
     ...scenario.events.flatMap((e) => [e.clubId, ...(e.coHostClubIds ?? [])]),
   ].map(lower);
-  const referencedEntries = scenario.events
-    .flatMap((e) => e.races.flatMap((r) => r.startGroups.flatMap((g) => g.entryIds)))
-    .map(lower);
+  const referencedEntries = scenario.events.flatMap((e) => e.races.flatMap((r) => r.startGroups.flatMap((g) => g.entryIds))).map(lower);
   return {
     clubIds: [...new Set(referencedClubs.filter((id) => !clubIds.has(id)))],
     // Entries defined in the file are looked up too: an entry may not move to another event.
@@ -93,7 +91,8 @@ function* crossRuleProblems(s: Scenario, known: KnownIds): Generator<ScenarioPro
     const problem = clubExists(`$.clients[${i}].clubId`, client.clubId);
     if (problem) yield problem;
     for (const [k, scope] of client.scopes.entries()) {
-      if (!isScope(scope)) yield { path: `$.clients[${i}].scopes[${k}]`, message: `unknown scope ${scope}; the scopes are ${Object.keys(SCOPES).join(", ")}` };
+      if (!isScope(scope))
+        yield { path: `$.clients[${i}].scopes[${k}]`, message: `unknown scope ${scope}; the scopes are ${Object.keys(SCOPES).join(", ")}` };
     }
     for (const [k, entry] of (client.ipAllowlist ?? []).entries()) {
       try {
@@ -219,7 +218,13 @@ function* originProblems(path: string, origins: readonly string[] | undefined): 
   }
 }
 
-function* duplicateKeys<T>(items: readonly T[], key: (item: T) => string, path: string, field: string, what: string): Generator<ScenarioProblem> {
+function* duplicateKeys<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  path: string,
+  field: string,
+  what: string,
+): Generator<ScenarioProblem> {
   const seen = new Set<string>();
   for (const [i, item] of items.entries()) {
     const k = key(item);

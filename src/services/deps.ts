@@ -10,7 +10,13 @@ import type { StreamDeps } from "./guarded-stream.js";
 import type { RaceDirectory } from "./race-access.js";
 
 /** `reads.pool()` for every read-model query: the replica while it is caught up, otherwise the primary. */
-export type ServiceDeps = StreamDeps & { pool: Pool; reads: ReadPools; races: RaceDirectory; insights: InsightsGenerator; streamTiming: StreamTiming };
+export type ServiceDeps = StreamDeps & {
+  pool: Pool;
+  reads: ReadPools;
+  races: RaceDirectory;
+  insights: InsightsGenerator;
+  streamTiming: StreamTiming;
+};
 
 /** Heartbeat and stall limits of the Watch streams (the producers' beat is feeds.ts's). */
 export type StreamTiming = Omit<FeedTiming, "askEveryMs">;

@@ -25,7 +25,11 @@ export interface GuardedDeps {
 export type GuardedHandler<I, O> = (request: I, caller: Caller, context: HandlerContext) => Promise<O>;
 
 /** The RPC `method` under its call policy (call-policies.ts). */
-export function guarded<I, O>(deps: GuardedDeps, method: DescMethod, handler: GuardedHandler<I, O>): (request: I, context: HandlerContext) => Promise<O> {
+export function guarded<I, O>(
+  deps: GuardedDeps,
+  method: DescMethod,
+  handler: GuardedHandler<I, O>,
+): (request: I, context: HandlerContext) => Promise<O> {
   const policy = callPolicy(method);
   const call = async (request: I, context: HandlerContext): Promise<O> => {
     const trace = context.values.get(traceId);
@@ -51,7 +55,8 @@ export async function admit(deps: GuardedDeps, policy: CallPolicy, context: Hand
   const caller = await authorize(deps, policy, context);
   // A page on one of the client's origins may read the answer (CORS); any other page may not.
   const origin = context.requestHeader.get("origin");
-  if (origin !== null && caller.origins.has(origin)) for (const [name, value] of Object.entries(corsGrant(origin))) context.responseHeader.set(name, value);
+  if (origin !== null && caller.origins.has(origin))
+    for (const [name, value] of Object.entries(corsGrant(origin))) context.responseHeader.set(name, value);
   const headers = await deps.limits.charge(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
   for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
   return caller;

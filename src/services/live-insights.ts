@@ -35,7 +35,9 @@ export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGene
   const answers = new SharedRead<Answer>({ name: "insights", ttlMs: (answer) => answer.freshUntilMs - Date.now(), max: 10_000 });
   // Keyed by the delay too: an answer built under another delay would state one delay and show another's data.
   const current = async (race: RaceRecord, lang: Lang) =>
-    race.isLive ? await answers.get(`${race.uuid}|${lang}|${race.event.delaySeconds}`, () => liveAnswer(deps.insights, race, lang)) : notLiveAnswer(race, lang);
+    race.isLive
+      ? await answers.get(`${race.uuid}|${lang}|${race.event.delaySeconds}`, () => liveAnswer(deps.insights, race, lang))
+      : notLiveAnswer(race, lang);
   // Watchers ask on the feeds' beat, so a new generation reaches them as soon as it is due.
   const feeds = new Feeds<GetLiveInsightsResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
   return {
@@ -63,7 +65,10 @@ export function liveInsightsService(deps: ServiceDeps & { insights: InsightsGene
       (request, caller) => deps.races.trackingRace(caller, request.raceId),
       (event) =>
         create(WatchLiveInsightsResponseSchema, {
-          event: "value" in event ? { case: "insights", value: { eventId: event.value.id, answer: event.value.value } } : { case: "heartbeat", value: {} },
+          event:
+            "value" in event
+              ? { case: "insights", value: { eventId: event.value.id, answer: event.value.value } }
+              : { case: "heartbeat", value: {} },
         }),
     ),
   };

@@ -37,7 +37,6 @@ export class RaceDirectory {
   async race(uuid: string): Promise<RaceRecord | null> {
     return (await this.races.get(uuid, async () => ({ race: await findRace(this.reads.pool(), uuid) }))).race;
   }
-
 }
 
 /** The visibility rule on a race already read; store/events.ts VISIBLE_TO_CLUB is its SQL form. */

@@ -7,7 +7,12 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
-import { GetRaceLiveResponseSchema, type GetRaceLiveResponse, RaceLiveService, WatchRaceLiveResponseSchema } from "../../gen/racing/v1/race_live_pb.js";
+import {
+  GetRaceLiveResponseSchema,
+  type GetRaceLiveResponse,
+  RaceLiveService,
+  WatchRaceLiveResponseSchema,
+} from "../../gen/racing/v1/race_live_pb.js";
 import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import type { Pool } from "../store/pool.js";
@@ -58,7 +63,10 @@ export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveS
       (request, caller) => deps.races.trackingRace(caller, request.raceId),
       (event) =>
         create(WatchRaceLiveResponseSchema, {
-          event: "value" in event ? { case: "live", value: { eventId: event.value.id, raceLive: event.value.value.raceLive } } : { case: "heartbeat", value: {} },
+          event:
+            "value" in event
+              ? { case: "live", value: { eventId: event.value.id, raceLive: event.value.value.raceLive } }
+              : { case: "heartbeat", value: {} },
         }),
     ),
   };
@@ -110,11 +118,22 @@ async function readAnswer(pool: Pool, race: RaceRecord, asOf: number): Promise<G
           startTimeUtc: group.gunMs === null ? undefined : timestampFromMs(group.gunMs),
           finishTimeUtc: group.finishMs !== null && group.finishMs <= asOf ? timestampFromMs(group.finishMs) : undefined,
           courseVersion: courses.get(group.id)?.version ?? 0,
-          wind: windReading && { twd: windReading.twd, tws: windReading.tws ?? undefined, measuredAtUtc: timestampFromMs(windReading.measuredAtMs) },
-          boats: liveBoats(members.filter((member) => member.startGroupId === group.id), fixes),
+          wind: windReading && {
+            twd: windReading.twd,
+            tws: windReading.tws ?? undefined,
+            measuredAtUtc: timestampFromMs(windReading.measuredAtMs),
+          },
+          boats: liveBoats(
+            members.filter((member) => member.startGroupId === group.id),
+            fixes,
+          ),
           liveOrder: order && { rows: liveOrderRows(order, finishes) },
           liveOrderAsOf: order && timestampFromMs(order.asOfMs),
-          course: (courses.get(group.id)?.steps ?? []).map((step) => ({ kind: step.kind, label: step.label ?? undefined, marks: step.marks })),
+          course: (courses.get(group.id)?.steps ?? []).map((step) => ({
+            kind: step.kind,
+            label: step.label ?? undefined,
+            marks: step.marks,
+          })),
         };
       }),
     },
@@ -144,7 +163,10 @@ function liveBoats(members: GroupBoat[], fixes: Map<string, FixRow>) {
 /** By rank, unranked last; equal ranks and the unranked by sail number. A row's finish only once at or before dataAsOf. */
 function liveOrderRows(order: LiveOrderRecord, finishes: Map<string, number>) {
   return [...order.rows]
-    .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || compareSailNumbers(a.sailNumber, b.sailNumber) || a.uuid.localeCompare(b.uuid))
+    .sort(
+      (a, b) =>
+        (a.rank ?? Infinity) - (b.rank ?? Infinity) || compareSailNumbers(a.sailNumber, b.sailNumber) || a.uuid.localeCompare(b.uuid),
+    )
     .map((row) => {
       const finishMs = finishes.get(boatKey(order.startGroupId, row.entryId));
       return {

@@ -35,14 +35,8 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
     async *serverReflectionInfo(requests) {
       // v1alpha is v1 under another package name: same fields, same wire format.
       for await (const request of requests) {
-        const asV1 = fromBinary(
-          v1.ServerReflectionRequestSchema,
-          toBinary(v1alpha.ServerReflectionRequestSchema, request),
-        );
-        yield fromBinary(
-          v1alpha.ServerReflectionResponseSchema,
-          toBinary(v1.ServerReflectionResponseSchema, index.answer(asV1)),
-        );
+        const asV1 = fromBinary(v1.ServerReflectionRequestSchema, toBinary(v1alpha.ServerReflectionRequestSchema, request));
+        yield fromBinary(v1alpha.ServerReflectionResponseSchema, toBinary(v1.ServerReflectionResponseSchema, index.answer(asV1)));
       }
     },
   });
@@ -87,13 +81,8 @@ class ReflectionIndex {
         return this.fileAnswer(this.symbols.get(query.value), `symbol not found: ${query.value}`);
       case "fileContainingExtension": {
         const { containingType, extensionNumber } = query.value;
-        const extension = this.extensionsOf
-          .get(containingType)
-          ?.find((e) => e.number === extensionNumber);
-        return this.fileAnswer(
-          extension?.file,
-          `extension not found: ${containingType} ${extensionNumber}`,
-        );
+        const extension = this.extensionsOf.get(containingType)?.find((e) => e.number === extensionNumber);
+        return this.fileAnswer(extension?.file, `extension not found: ${containingType} ${extensionNumber}`);
       }
       case "allExtensionNumbersOfType":
         // A known type without extensions is an empty list; only an unknown type is an error.

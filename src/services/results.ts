@@ -26,13 +26,21 @@ export function resultsService(deps: ServiceDeps): ServiceImpl<typeof ResultsSer
     getEventResults: guarded(deps, ResultsService.method.getEventResults, async (request, caller, context) => {
       const pool = deps.reads.pool();
       const event = await visibleEvent(pool, caller, request.eventId);
-      const results = await officialResults(pool, event.races.flatMap((race) => race.startGroups.map((group) => group.id)));
+      const results = await officialResults(
+        pool,
+        event.races.flatMap((race) => race.startGroups.map((group) => group.id)),
+      );
       context.responseHeader.set("cache-control", RESULTS_CACHE_CONTROL);
-      return { eventResults: { eventId: event.uuid, name: event.name, races: event.races.map((race) => raceResults(race, event.uuid, results)) } };
+      return {
+        eventResults: { eventId: event.uuid, name: event.name, races: event.races.map((race) => raceResults(race, event.uuid, results)) },
+      };
     }),
     getRaceResults: guarded(deps, ResultsService.method.getRaceResults, async (request, caller, context) => {
       const race = await deps.races.visibleRace(caller, request.raceId);
-      const results = await officialResults(deps.reads.pool(), race.startGroups.map((group) => group.id));
+      const results = await officialResults(
+        deps.reads.pool(),
+        race.startGroups.map((group) => group.id),
+      );
       context.responseHeader.set("cache-control", RESULTS_CACHE_CONTROL);
       return { raceResults: raceResults(race, race.event.uuid, results) };
     }),
@@ -64,7 +72,9 @@ function raceResults(race: RaceLike, eventUuid: string, results: Map<number, Gro
 
 /** By rank, unranked last; equal ranks and the unranked by sail number in natural order. */
 function byRank(a: ResultRowRecord, b: ResultRowRecord): number {
-  return (a.rank ?? Infinity) - (b.rank ?? Infinity) || compareSailNumbers(a.sailNumber, b.sailNumber) || a.entryUuid.localeCompare(b.entryUuid);
+  return (
+    (a.rank ?? Infinity) - (b.rank ?? Infinity) || compareSailNumbers(a.sailNumber, b.sailNumber) || a.entryUuid.localeCompare(b.entryUuid)
+  );
 }
 
 function rowMessage(row: ResultRowRecord) {

@@ -12,7 +12,11 @@ export function scopeService(deps: GuardedDeps): ServiceImpl<typeof ScopeService
     listScopes: guarded(deps, ScopeService.method.listScopes, async (_request, caller, context) => {
       context.responseHeader.set("cache-control", SCOPES_CACHE_CONTROL);
       return {
-        scopes: (Object.entries(SCOPES) as Array<[Scope, string]>).map(([name, description]) => ({ name, description, granted: caller.scopes.includes(name) })),
+        scopes: (Object.entries(SCOPES) as Array<[Scope, string]>).map(([name, description]) => ({
+          name,
+          description,
+          granted: caller.scopes.includes(name),
+        })),
       };
     }),
   };

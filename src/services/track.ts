@@ -53,7 +53,12 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
   });
   // Windows near the cut-off, each with the cut-off it was read at (its X-Data-As-Of).
   // A page is megabytes and its key names the window asked for: each is dropped once its 2 s are over.
-  const nearNow = new SharedRead<{ page: GetTrackPageResponse; cutoffMs: number }>({ name: "track_near_now", ttlMs: NEAR_NOW_MAX_AGE_MS, max: 10_000, purgeStale: true });
+  const nearNow = new SharedRead<{ page: GetTrackPageResponse; cutoffMs: number }>({
+    name: "track_near_now",
+    ttlMs: NEAR_NOW_MAX_AGE_MS,
+    max: 10_000,
+    purgeStale: true,
+  });
   return {
     getTrackPage: guarded(deps, TrackService.method.getTrackPage, async (request, caller, context) => {
       const nowMs = Date.now();
@@ -71,7 +76,10 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
       const answer = `${race.uuid}/${group.uuid}/${race.event.delaySeconds}/${group.gunMs}`;
       if (!window.immutable) {
         // Keyed by the window asked for: within the 2 s everyone gets the one read, cut where it was cut.
-        const shared = await nearNow.get(`${answer}/${requested.sinceMs}/${requested.untilMs}`, async () => ({ page: await readPage(deps.reads.pool(), race, group, window), cutoffMs }));
+        const shared = await nearNow.get(`${answer}/${requested.sinceMs}/${requested.untilMs}`, async () => ({
+          page: await readPage(deps.reads.pool(), race, group, window),
+          cutoffMs,
+        }));
         context.responseHeader.set(DATA_AS_OF_HEADER, new Date(shared.cutoffMs).toISOString());
         context.responseHeader.set("cache-control", NEAR_NOW_CACHE_CONTROL);
         return shared.page;
@@ -160,7 +168,19 @@ async function readBoats(pool: Pool, startGroupId: number, gunMs: number, window
       cogDeg.push(fix.cogDeg ?? NaN);
     }
     if (t.length > 0) {
-      boats.push({ entry, boat: create(TrackBoatSchema, { entryId: entry.uuid, sailNumber: entry.sailNumber, boatName: entry.boatName, t, lat, lon, sogKn, cogDeg }) });
+      boats.push({
+        entry,
+        boat: create(TrackBoatSchema, {
+          entryId: entry.uuid,
+          sailNumber: entry.sailNumber,
+          boatName: entry.boatName,
+          t,
+          lat,
+          lon,
+          sogKn,
+          cogDeg,
+        }),
+      });
     }
     start = end;
   }

@@ -36,9 +36,12 @@ export function withUndecodableAsInvalidArgument(handler: UniversalHandler): Uni
   const wrapped = async (request: Parameters<UniversalHandler>[0]): Promise<UniversalServerResponse> => {
     const response = await handler(request);
     const contentType = response.header?.get("content-type") ?? "";
-    if (contentType.startsWith("application/grpc-web")) return { ...response, body: mapChunks(response.body, (chunk) => grpcWebTrailer(chunk, plain)) };
-    if (contentType.startsWith("application/grpc")) return { ...response, body: afterBody(response.body, () => grpcTrailer(response.trailer, plain)) };
-    if (contentType.startsWith("application/connect+")) return { ...response, body: mapChunks(response.body, (chunk) => connectEndStream(chunk, plain)) };
+    if (contentType.startsWith("application/grpc-web"))
+      return { ...response, body: mapChunks(response.body, (chunk) => grpcWebTrailer(chunk, plain)) };
+    if (contentType.startsWith("application/grpc"))
+      return { ...response, body: afterBody(response.body, () => grpcTrailer(response.trailer, plain)) };
+    if (contentType.startsWith("application/connect+"))
+      return { ...response, body: mapChunks(response.body, (chunk) => connectEndStream(chunk, plain)) };
     if (response.status === 400 || response.status === 500) return connectUnary(response, plain);
     return response;
   };
@@ -76,11 +79,22 @@ function grpcWebTrailer(chunk: Uint8Array, plain: string): Uint8Array {
   const frame = uncompressedFrame(chunk, 0x80);
   if (!frame) return chunk;
   const lines = Buffer.from(frame).toString("utf8").split("\r\n").filter(Boolean);
-  const field = (name: string) => lines.find((line) => line.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim();
+  const field = (name: string) =>
+    lines
+      .find((line) => line.toLowerCase().startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim();
   const code = Number(field("grpc-status"));
   if (!isDecodeFailure(code, decodeURIComponent(field("grpc-message") ?? ""), field("grpc-status-details-bin") !== undefined)) return chunk;
   const kept = lines.filter((line) => !/^grpc-(status|message):/i.test(line));
-  return envelope(0x80, Buffer.from([`grpc-status: ${CODE_INVALID_ARGUMENT}`, `grpc-message: ${encodeURIComponent(plain)}`, ...kept].map((line) => `${line}\r\n`).join("")));
+  return envelope(
+    0x80,
+    Buffer.from(
+      [`grpc-status: ${CODE_INVALID_ARGUMENT}`, `grpc-message: ${encodeURIComponent(plain)}`, ...kept]
+        .map((line) => `${line}\r\n`)
+        .join(""),
+    ),
+  );
 }
 
 /** Connect streams: the error is the JSON of the end-of-stream frame (flag 0x02). */
@@ -89,7 +103,8 @@ function connectEndStream(chunk: Uint8Array, plain: string): Uint8Array {
   if (!frame) return chunk;
   const end = parseJson(frame) as { error?: { code?: string; message?: string; details?: unknown[] }; metadata?: unknown } | undefined;
   const error = end?.error;
-  if (!error || !isDecodeFailure(CONNECT_CODES[error.code ?? ""] ?? -1, error.message ?? "", (error.details?.length ?? 0) > 0)) return chunk;
+  if (!error || !isDecodeFailure(CONNECT_CODES[error.code ?? ""] ?? -1, error.message ?? "", (error.details?.length ?? 0) > 0))
+    return chunk;
   return envelope(0x02, Buffer.from(JSON.stringify({ ...end, error: { code: "invalid_argument", message: plain } })));
 }
 

@@ -347,10 +347,7 @@ function steer(
   }
   if (racing) {
     const sinceTurn = now - helm.lastTurnMs;
-    if (
-      (outward && sinceTurn > MIN_CORRIDOR_TURN_GAP_MS) ||
-      (sinceTurn > MIN_RANDOM_TURN_GAP_MS && dice < helm.randomTurnPerS)
-    ) {
+    if ((outward && sinceTurn > MIN_CORRIDOR_TURN_GAP_MS) || (sinceTurn > MIN_RANDOM_TURN_GAP_MS && dice < helm.randomTurnPerS)) {
       setTack(helm, -helm.tack, now);
     }
   }
@@ -378,4 +375,3 @@ function crossingFraction(x0: number, y0: number, x1: number, y1: number, a: Poi
   const onLine = (qx * ry - qy * rx) / denom;
   return along >= 0 && along <= 1 && onLine >= 0 && onLine <= 1 ? along : -1;
 }
-

@@ -95,9 +95,7 @@ export function layCourse(options: LayoutOptions): CourseGeometry {
   const finishD = gateD - FINISH_BELOW_GATE_M;
   const windward = along(startD + legLengthM);
 
-  const steps: StepGeometry[] = [
-    line("start", "Start", along(startD), c, startLineM, "pin", "committee"),
-  ];
+  const steps: StepGeometry[] = [line("start", "Start", along(startD), c, startLineM, "pin", "committee")];
   for (let lap = 0; lap < laps; lap++) {
     steps.push(windwardStep(windward));
     steps.push(gateStep(along(gateD), c));
@@ -202,7 +200,15 @@ function gateStep(centre: Point, right: Point): StepGeometry {
   };
 }
 
-function line(kind: "start" | "finish", label: string, centre: Point, right: Point, lengthM: number, leftKey: string, rightKey: string): StepGeometry {
+function line(
+  kind: "start" | "finish",
+  label: string,
+  centre: Point,
+  right: Point,
+  lengthM: number,
+  leftKey: string,
+  rightKey: string,
+): StepGeometry {
   const half = lengthM / 2;
   return {
     kind,

@@ -28,7 +28,12 @@ export function fastForward(race: Scenario, fixedMs: number, speed: number): Sce
       wind: (g.wind ?? []).map((w) => ({ ...w, measuredAtUtc: iso(w.measuredAtUtc) })),
       liveOrder: (g.liveOrder ?? []).map((o) => ({
         asOfUtc: iso(o.asOfUtc),
-        rows: o.rows.map((r) => ({ ...r, elapsedSeconds: seconds(r.elapsedSeconds), correctedSeconds: seconds(r.correctedSeconds), deltaSeconds: seconds(r.deltaSeconds) })),
+        rows: o.rows.map((r) => ({
+          ...r,
+          elapsedSeconds: seconds(r.elapsedSeconds),
+          correctedSeconds: seconds(r.correctedSeconds),
+          deltaSeconds: seconds(r.deltaSeconds),
+        })),
       })),
       finishes: (g.finishes ?? []).map((f) => ({ ...f, finishTimeUtc: iso(f.finishTimeUtc) })),
       tracks: (g.tracks ?? []).map((t): Track => ({ ...t, t: t.t.map(ms) })),
@@ -37,10 +42,17 @@ export function fastForward(race: Scenario, fixedMs: number, speed: number): Sce
       moved.results = {
         ...g.results,
         publishedAtUtc: iso(g.results.publishedAtUtc),
-        rows: g.results.rows.map((r) => ({ ...r, elapsedSeconds: seconds(r.elapsedSeconds), correctedSeconds: seconds(r.correctedSeconds) })),
+        rows: g.results.rows.map((r) => ({
+          ...r,
+          elapsedSeconds: seconds(r.elapsedSeconds),
+          correctedSeconds: seconds(r.correctedSeconds),
+        })),
       };
     }
     return moved;
   };
-  return { ...race, events: race.events.map((event) => ({ ...event, races: event.races.map((r) => ({ ...r, startGroups: r.startGroups.map(group) })) })) };
+  return {
+    ...race,
+    events: race.events.map((event) => ({ ...event, races: event.races.map((r) => ({ ...r, startGroups: r.startGroups.map(group) })) })),
+  };
 }

@@ -68,7 +68,8 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
   const totals: FeedTotals = { calls: 0, accepted: 0, duplicates: 0, rejected: {}, errors: {} };
   const endMs = lastTimeOf(race);
   const sentState = new Map<string, { state: GroupState; finishTimeUtc: string | null }>();
-  for (const group of groupsOf(sliceScenario(race, null, options.fromMs))) sentState.set(group.id, { state: group.state, finishTimeUtc: group.finishTimeUtc ?? null });
+  for (const group of groupsOf(sliceScenario(race, null, options.fromMs)))
+    sentState.set(group.id, { state: group.state, finishTimeUtc: group.finishTimeUtc ?? null });
   let deliveredUpTo = options.fromMs;
   let inFlight: Promise<void> | null = null;
   let stopped = false;
@@ -87,7 +88,11 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
     }
   };
 
-  const deliverGroup = async (raceId: string, group: StartGroup, sent: { state: GroupState; finishTimeUtc: string | null }): Promise<void> => {
+  const deliverGroup = async (
+    raceId: string,
+    group: StartGroup,
+    sent: { state: GroupState; finishTimeUtc: string | null },
+  ): Promise<void> => {
     const ids = { raceId, startGroupId: group.id };
     for (const course of group.courses ?? []) {
       await call(() =>
@@ -106,7 +111,9 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
     // Finishes before fixes: a phone keeps recording after its finish, and those fixes
     // are refused (outside the capture window) whichever second they arrive in.
     for (const finish of group.finishes ?? []) {
-      await call(() => client.recordFinish({ ...ids, entryId: finish.entryId, finishTimeUtc: timestampFromMs(Date.parse(finish.finishTimeUtc)) }));
+      await call(() =>
+        client.recordFinish({ ...ids, entryId: finish.entryId, finishTimeUtc: timestampFromMs(Date.parse(finish.finishTimeUtc)) }),
+      );
     }
     for (const request of fixBatches(ids, group.tracks ?? [])) {
       const sentMs = Date.now();
@@ -125,7 +132,14 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
       }
     }
     for (const wind of group.wind ?? []) {
-      await call(() => client.recordWind({ ...ids, twd: wind.twd, ...(typeof wind.tws === "number" ? { tws: wind.tws } : {}), measuredAtUtc: timestampFromMs(Date.parse(wind.measuredAtUtc)) }));
+      await call(() =>
+        client.recordWind({
+          ...ids,
+          twd: wind.twd,
+          ...(typeof wind.tws === "number" ? { tws: wind.tws } : {}),
+          measuredAtUtc: timestampFromMs(Date.parse(wind.measuredAtUtc)),
+        }),
+      );
     }
     for (const reading of group.liveOrder ?? []) {
       await call(() =>
@@ -178,7 +192,9 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
     const now = Math.min(Date.now(), endMs);
     const slice = sliceScenario(race, deliveredUpTo, now);
     const work = slice.events.flatMap((event) =>
-      event.races.flatMap((r) => r.startGroups.map((group) => deliverGroup(r.id, group, sentState.get(group.id) ?? { state: group.state, finishTimeUtc: null }))),
+      event.races.flatMap((r) =>
+        r.startGroups.map((group) => deliverGroup(r.id, group, sentState.get(group.id) ?? { state: group.state, finishTimeUtc: null })),
+      ),
     );
     inFlight = Promise.allSettled(work)
       .then((outcomes) => {
@@ -276,4 +292,9 @@ const STATES: Record<GroupState, StartGroupState> = {
   Abandoned: StartGroupState.ABANDONED,
 };
 
-const STEP_KINDS = { start: CourseStepKind.START, mark: CourseStepKind.MARK, gate: CourseStepKind.GATE, finish: CourseStepKind.FINISH } as const;
+const STEP_KINDS = {
+  start: CourseStepKind.START,
+  mark: CourseStepKind.MARK,
+  gate: CourseStepKind.GATE,
+  finish: CourseStepKind.FINISH,
+} as const;

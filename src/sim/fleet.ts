@@ -24,17 +24,61 @@ const NATIONS = ["GBR", "GBR", "GBR", "GBR", "GBR", "IRL", "FRA", "NED", "GER", 
 const DIGITS = [1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 5];
 
 const ADJECTIVES = [
-  "Blue", "Silver", "Wild", "Salty", "Quick", "Night", "Red", "Golden", "Restless", "Lucky",
-  "Northern", "Jolly", "Crimson", "Swift", "Midnight", "Rolling", "Black", "Whispering", "Fair", "Bold",
+  "Blue",
+  "Silver",
+  "Wild",
+  "Salty",
+  "Quick",
+  "Night",
+  "Red",
+  "Golden",
+  "Restless",
+  "Lucky",
+  "Northern",
+  "Jolly",
+  "Crimson",
+  "Swift",
+  "Midnight",
+  "Rolling",
+  "Black",
+  "Whispering",
+  "Fair",
+  "Bold",
 ];
 const NOUNS = [
-  "Heron", "Kestrel", "Tern", "Dolphin", "Wind", "Tide", "Gannet", "Spirit", "Star", "Fox",
-  "Comet", "Petrel", "Otter", "Osprey", "Breeze", "Harrier", "Swallow", "Magic", "Rover", "Moon",
+  "Heron",
+  "Kestrel",
+  "Tern",
+  "Dolphin",
+  "Wind",
+  "Tide",
+  "Gannet",
+  "Spirit",
+  "Star",
+  "Fox",
+  "Comet",
+  "Petrel",
+  "Otter",
+  "Osprey",
+  "Breeze",
+  "Harrier",
+  "Swallow",
+  "Magic",
+  "Rover",
+  "Moon",
 ];
 const SINGLE_NAMES = ["Aurora", "Jester", "Mistral", "Calypso", "Sirocco", "Valkyrie", "Zephyr", "Halcyon", "Tempest", "Allegro"];
 const PHONES = [
-  "iPhone 13", "iPhone 14", "iPhone 15 Pro", "iPhone SE (3rd generation)", "Pixel 7", "Pixel 8a",
-  "Samsung Galaxy S23", "Samsung Galaxy A54", "OnePlus 11", "Xiaomi Redmi Note 12",
+  "iPhone 13",
+  "iPhone 14",
+  "iPhone 15 Pro",
+  "iPhone SE (3rd generation)",
+  "Pixel 7",
+  "Pixel 8a",
+  "Samsung Galaxy S23",
+  "Samsung Galaxy A54",
+  "OnePlus 11",
+  "Xiaomi Redmi Note 12",
 ];
 
 export interface FleetOptions {
@@ -117,7 +161,21 @@ function uniqueBoatName(rng: Rng, taken: Set<string>): string {
 }
 
 function roman(n: number): string {
-  const table: [number, string][] = [[1000, "M"], [900, "CM"], [500, "D"], [400, "CD"], [100, "C"], [90, "XC"], [50, "L"], [40, "XL"], [10, "X"], [9, "IX"], [5, "V"], [4, "IV"], [1, "I"]];
+  const table: [number, string][] = [
+    [1000, "M"],
+    [900, "CM"],
+    [500, "D"],
+    [400, "CD"],
+    [100, "C"],
+    [90, "XC"],
+    [50, "L"],
+    [40, "XL"],
+    [10, "X"],
+    [9, "IX"],
+    [5, "V"],
+    [4, "IV"],
+    [1, "I"],
+  ];
   let out = "";
   for (const [value, numeral] of table) {
     while (n >= value) {

@@ -103,7 +103,14 @@ export function provisionalResults(boats: readonly RankedBoat[], gunMs: number, 
   }));
   for (const boat of scored) {
     if (boat.finishMs === null) {
-      rows.push({ entryId: boat.entryId, rank: null, status: "DNF", elapsedSeconds: null, correctedSeconds: null, points: scored.length + 1 });
+      rows.push({
+        entryId: boat.entryId,
+        rank: null,
+        status: "DNF",
+        elapsedSeconds: null,
+        correctedSeconds: null,
+        points: scored.length + 1,
+      });
     }
   }
   return { status: "provisional", publishedAtUtc: new Date(publishedAtMs).toISOString(), rows };

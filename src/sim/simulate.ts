@@ -81,7 +81,13 @@ export const BENCHMARK_OPTIONS: SimulateOptions = {
 const COURSE_SET_BEFORE_GUN_MS = 10 * 60_000;
 /** Provisional results follow the last finish (or the time limit) after this long. */
 const RESULTS_AFTER_MS = 2 * 60_000;
-const CLUB_NAMES = ["Harbour Sailing Club", "Seaview Racing Club", "Windward Yacht Club", "Northshore Sailing Club", "Castle Point Yacht Club"];
+const CLUB_NAMES = [
+  "Harbour Sailing Club",
+  "Seaview Racing Club",
+  "Windward Yacht Club",
+  "Northshore Sailing Club",
+  "Castle Point Yacht Club",
+];
 /** Handicap fleets, since every boat carries a time correction factor. */
 const FLEET_NAMES = ["IRC 1", "IRC 2", "IRC 3", "Club Handicap", "Sportsboats", "Classics"];
 

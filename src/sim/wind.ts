@@ -120,9 +120,7 @@ export function simulateWind(rng: Rng, options: WindOptions): SimulatedWind {
 
   const readings: WindReading[] = readingTimesMs.map((t, i) => {
     const twd = Math.round(normalizeDegrees(sampleAt(twdDeg, startMs, t) + (directionNoise[i] as number))) % 360;
-    const tws = directionOnly[i]
-      ? null
-      : Math.max(0, Math.round((sampleAt(twsKn, startMs, t) + (speedNoise[i] as number)) * 10) / 10);
+    const tws = directionOnly[i] ? null : Math.max(0, Math.round((sampleAt(twsKn, startMs, t) + (speedNoise[i] as number)) * 10) / 10);
     return { measuredAtUtc: new Date(t).toISOString(), twd, tws };
   });
 

@@ -29,7 +29,13 @@ export async function groupBoats(db: Db, startGroupIds: readonly number[]): Prom
      WHERE sge.start_group_id IN (?) AND e.approved = TRUE AND e.has_phone = TRUE`,
     [startGroupIds],
   );
-  return rows.map((row) => ({ startGroupId: row.start_group_id, entryId: row.id, uuid: row.uuid, sailNumber: row.sail_number, boatName: row.boat_name }));
+  return rows.map((row) => ({
+    startGroupId: row.start_group_id,
+    entryId: row.id,
+    uuid: row.uuid,
+    sailNumber: row.sail_number,
+    boatName: row.boat_name,
+  }));
 }
 
 /**

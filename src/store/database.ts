@@ -13,7 +13,9 @@ export async function resolveDatabaseUrl(configured: string | undefined, localNa
 }
 
 export async function createDatabase(url: string): Promise<void> {
-  await onServer(url, (conn, name) => conn.query(`CREATE DATABASE IF NOT EXISTS ${mysql.escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`));
+  await onServer(url, (conn, name) =>
+    conn.query(`CREATE DATABASE IF NOT EXISTS ${mysql.escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`),
+  );
 }
 
 /** Only for databases the caller created itself (the tests' per-file databases). */

@@ -77,7 +77,10 @@ export async function findVisibleEvent(db: Pool | Connection, clubId: number, ev
     [eventUuid, clubId, clubId],
   );
   if (!event) return null;
-  const [races] = await db.query<RowDataPacket[]>("SELECT id, uuid, race_no, name, is_live FROM races WHERE event_id = ? ORDER BY race_no, uuid", [event.id]);
+  const [races] = await db.query<RowDataPacket[]>(
+    "SELECT id, uuid, race_no, name, is_live FROM races WHERE event_id = ? ORDER BY race_no, uuid",
+    [event.id],
+  );
   const [groups] = races.length
     ? await db.query<RowDataPacket[]>(
         "SELECT id, race_id, uuid, name, state, start_time, finish_time FROM start_groups WHERE race_id IN (?) ORDER BY race_id, position, id",

@@ -27,7 +27,9 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
     race.startGroups.map(async (group) => {
       const own = members.filter((member) => member.startGroupId === group.id);
       const uuidOf = new Map(own.map((member) => [member.entryId, member.uuid]));
-      const boats = new Map<string, BoatRef>(own.map((member) => [member.uuid, { entryId: member.uuid, sailNumber: member.sailNumber, boatName: member.boatName }]));
+      const boats = new Map<string, BoatRef>(
+        own.map((member) => [member.uuid, { entryId: member.uuid, sailNumber: member.sailNumber, boatName: member.boatName }]),
+      );
       const tracks = new Map<string, { t: number[]; lat: number[]; lon: number[] }>();
       for (const fix of await fixesInWindow(db, group.id, [...uuidOf.keys()], fromMs - TRACK_LOOKBACK_MS, toMs + 1)) {
         const uuid = uuidOf.get(fix.entryId)!;
@@ -45,10 +47,12 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
         toMs,
         boats,
         gunMs: group.gunMs,
-        finishMs: new Map(own.flatMap((member) => {
-          const finishMs = finishes.get(boatKey(group.id, member.entryId));
-          return finishMs === undefined ? [] : [[member.uuid, finishMs] as const];
-        })),
+        finishMs: new Map(
+          own.flatMap((member) => {
+            const finishMs = finishes.get(boatKey(group.id, member.entryId));
+            return finishMs === undefined ? [] : [[member.uuid, finishMs] as const];
+          }),
+        ),
         liveOrders: orders.get(group.id) ?? [],
         tracks,
         courses: courses.get(group.id) ?? [],
@@ -139,16 +143,29 @@ async function windReadings(db: Db, groupIds: number[], fromMs: number, toMs: nu
      ORDER BY w.start_group_id, w.measured_at`,
     [groupIds, new Date(toMs), new Date(fromMs), new Date(fromMs)],
   );
-  return byGroup(rows, (row) => ({ measuredAtMs: (row.measured_at as Date).getTime(), twd: row.twd as number, tws: row.tws as number | null }));
+  return byGroup(rows, (row) => ({
+    measuredAtMs: (row.measured_at as Date).getTime(),
+    twd: row.twd as number,
+    tws: row.tws as number | null,
+  }));
 }
 
 /** The tracks of `entryUuids` in the group `startGroupUuid` over [fromMs, toMs], as detection reads them. */
-export async function boatTracks(db: Db, race: RaceRecord, startGroupUuid: string, entryUuids: readonly string[], fromMs: number, toMs: number): Promise<Map<string, { t: number[]; lat: number[]; lon: number[] }>> {
+export async function boatTracks(
+  db: Db,
+  race: RaceRecord,
+  startGroupUuid: string,
+  entryUuids: readonly string[],
+  fromMs: number,
+  toMs: number,
+): Promise<Map<string, { t: number[]; lat: number[]; lon: number[] }>> {
   const group = race.startGroups.find((g) => g.uuid === startGroupUuid);
   const tracks = new Map<string, { t: number[]; lat: number[]; lon: number[] }>();
   if (!group || entryUuids.length === 0) return tracks;
   const wanted = new Set(entryUuids);
-  const uuidOf = new Map((await groupBoats(db, [group.id])).filter((member) => wanted.has(member.uuid)).map((member) => [member.entryId, member.uuid]));
+  const uuidOf = new Map(
+    (await groupBoats(db, [group.id])).filter((member) => wanted.has(member.uuid)).map((member) => [member.entryId, member.uuid]),
+  );
   if (uuidOf.size === 0) return tracks;
   for (const fix of await fixesInWindow(db, group.id, [...uuidOf.keys()], fromMs, toMs + 1)) {
     const uuid = uuidOf.get(fix.entryId)!;

@@ -24,7 +24,10 @@ export interface PhrasedText {
 const ms = (value: unknown) => (value instanceof Date ? value.getTime() : null);
 
 export async function generationState(db: Db, raceId: number): Promise<GenerationState> {
-  const [[row]] = await db.query<RowDataPacket[]>("SELECT generated_at, data_as_of, covered_to FROM insight_generations WHERE race_id = ?", [raceId]);
+  const [[row]] = await db.query<RowDataPacket[]>(
+    "SELECT generated_at, data_as_of, covered_to FROM insight_generations WHERE race_id = ?",
+    [raceId],
+  );
   return { generatedAtMs: ms(row?.generated_at), dataAsOfMs: ms(row?.data_as_of), coveredToMs: ms(row?.covered_to) };
 }
 
@@ -33,7 +36,14 @@ export async function generationState(db: Db, raceId: number): Promise<Generatio
  * or before `dueIfGeneratedBy`) and no other instance holds an unexpired lease. One
  * conditional UPDATE, so of several instances exactly one wins.
  */
-export async function takeLease(db: Db, raceId: number, owner: string, nowMs: number, dueIfGeneratedBy: number, leaseMs: number): Promise<boolean> {
+export async function takeLease(
+  db: Db,
+  raceId: number,
+  owner: string,
+  nowMs: number,
+  dueIfGeneratedBy: number,
+  leaseMs: number,
+): Promise<boolean> {
   await db.query("INSERT IGNORE INTO insight_generations (race_id) VALUES (?)", [raceId]);
   const [result] = await db.query<ResultSetHeader>(
     `UPDATE insight_generations SET lease_owner = ?, lease_until = ?
@@ -43,7 +53,12 @@ export async function takeLease(db: Db, raceId: number, owner: string, nowMs: nu
   return result.affectedRows === 1;
 }
 
-export async function finishGeneration(db: Db, raceId: number, owner: string, state: Required<{ [K in keyof GenerationState]: number }>): Promise<void> {
+export async function finishGeneration(
+  db: Db,
+  raceId: number,
+  owner: string,
+  state: Required<{ [K in keyof GenerationState]: number }>,
+): Promise<void> {
   await db.query(
     `UPDATE insight_generations SET generated_at = ?, data_as_of = ?, covered_to = ?, lease_owner = NULL, lease_until = NULL
      WHERE race_id = ? AND lease_owner = ?`,
@@ -52,15 +67,19 @@ export async function finishGeneration(db: Db, raceId: number, owner: string, st
 }
 
 export async function releaseLease(db: Db, raceId: number, owner: string): Promise<void> {
-  await db.query("UPDATE insight_generations SET lease_owner = NULL, lease_until = NULL WHERE race_id = ? AND lease_owner = ?", [raceId, owner]);
+  await db.query("UPDATE insight_generations SET lease_owner = NULL, lease_until = NULL WHERE race_id = ? AND lease_owner = ?", [
+    raceId,
+    owner,
+  ]);
 }
 
 /** Facts are keyed by their stable id: detecting one again replaces it with the same content. */
 export async function saveFacts(db: Db, raceId: number, facts: readonly Fact[]): Promise<void> {
   if (facts.length === 0) return;
-  await db.query("INSERT INTO insight_facts (race_id, fact_id, at, fact) VALUES ? ON DUPLICATE KEY UPDATE at = VALUES(at), fact = VALUES(fact)", [
-    facts.map((fact) => [raceId, fact.id, new Date(fact.atMs), JSON.stringify(fact)]),
-  ]);
+  await db.query(
+    "INSERT INTO insight_facts (race_id, fact_id, at, fact) VALUES ? ON DUPLICATE KEY UPDATE at = VALUES(at), fact = VALUES(fact)",
+    [facts.map((fact) => [raceId, fact.id, new Date(fact.atMs), JSON.stringify(fact)])],
+  );
 }
 
 /** Facts with fromMs < at <= toMs, newest first (ties by id), at most `limit`. */
@@ -85,7 +104,10 @@ export async function saveTexts(db: Db, raceId: number, lang: string, texts: Rea
 
 export async function textsFor(db: Db, raceId: number, lang: string, factIds: readonly string[]): Promise<Map<string, PhrasedText>> {
   if (factIds.length === 0) return new Map();
-  const [rows] = await db.query<RowDataPacket[]>("SELECT fact_id, text, source FROM insight_texts WHERE race_id = ? AND lang = ? AND fact_id IN (?)", [raceId, lang, factIds]);
+  const [rows] = await db.query<RowDataPacket[]>(
+    "SELECT fact_id, text, source FROM insight_texts WHERE race_id = ? AND lang = ? AND fact_id IN (?)",
+    [raceId, lang, factIds],
+  );
   return new Map(rows.map((row) => [row.fact_id as string, { text: row.text as string, source: row.source as PhrasedText["source"] }]));
 }
 
@@ -95,12 +117,18 @@ export async function noteLanguage(db: Db, raceId: number, lang: string, nowMs: 
     "INSERT INTO insight_languages (race_id, lang, requested_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE requested_at = GREATEST(requested_at, VALUES(requested_at))",
     [raceId, lang, new Date(nowMs)],
   );
-  const [[row]] = await db.query<RowDataPacket[]>("SELECT phrased_at FROM insight_languages WHERE race_id = ? AND lang = ?", [raceId, lang]);
+  const [[row]] = await db.query<RowDataPacket[]>("SELECT phrased_at FROM insight_languages WHERE race_id = ? AND lang = ?", [
+    raceId,
+    lang,
+  ]);
   return ms(row?.phrased_at);
 }
 
 export async function languagesRequestedSince(db: Db, raceId: number, sinceMs: number): Promise<string[]> {
-  const [rows] = await db.query<RowDataPacket[]>("SELECT lang FROM insight_languages WHERE race_id = ? AND requested_at >= ? ORDER BY lang", [raceId, new Date(sinceMs)]);
+  const [rows] = await db.query<RowDataPacket[]>(
+    "SELECT lang FROM insight_languages WHERE race_id = ? AND requested_at >= ? ORDER BY lang",
+    [raceId, new Date(sinceMs)],
+  );
   return rows.map((row) => row.lang as string);
 }
 

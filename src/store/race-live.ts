@@ -34,15 +34,21 @@ export interface LiveOrderRowRecord {
   deltaSeconds: number | null;
 }
 
-
-
 /** Each group's newest committee wind reading at or before `asOfMs`: one backward primary-key seek per group. */
 export async function newestWind(db: Db, startGroupIds: readonly number[], asOfMs: number): Promise<WindRecord[]> {
   if (startGroupIds.length === 0) return [];
   const one = `(SELECT start_group_id, measured_at, twd, tws FROM wind_readings
      WHERE start_group_id = ? AND measured_at <= ? ORDER BY measured_at DESC LIMIT 1)`;
-  const [rows] = await db.query<RowDataPacket[]>(unionOf(one, startGroupIds.length), startGroupIds.flatMap((id) => [id, new Date(asOfMs)]));
-  return rows.map((row) => ({ startGroupId: row.start_group_id, measuredAtMs: (row.measured_at as Date).getTime(), twd: row.twd, tws: row.tws }));
+  const [rows] = await db.query<RowDataPacket[]>(
+    unionOf(one, startGroupIds.length),
+    startGroupIds.flatMap((id) => [id, new Date(asOfMs)]),
+  );
+  return rows.map((row) => ({
+    startGroupId: row.start_group_id,
+    measuredAtMs: (row.measured_at as Date).getTime(),
+    twd: row.twd,
+    tws: row.tws,
+  }));
 }
 
 export interface AppliedCourse {
@@ -75,7 +81,8 @@ export async function appliedCourses(db: Db, startGroupIds: readonly number[], a
       course.steps.push({ kind: row.kind as string, label: (row.label as string | null) ?? null, marks: [] });
       lastStep = { groupId: row.start_group_id, stepNo: row.step_no };
     }
-    if (row.mark_key !== null) course.steps.at(-1)!.marks.push({ key: row.mark_key as string, lat: row.lat as number, lon: row.lon as number });
+    if (row.mark_key !== null)
+      course.steps.at(-1)!.marks.push({ key: row.mark_key as string, lat: row.lat as number, lon: row.lon as number });
   }
   return courses;
 }

@@ -22,7 +22,8 @@ export const PROBE_TIMEOUT_MS = 1000;
 /** A replica not usable yet this long after start is logged as such (a stale beat of the previous run is not news). */
 const STARTUP_GRACE_MS = 5000;
 
-const BEAT_SQL = "INSERT INTO replication_heartbeat (id, beat_at) VALUES (1, UTC_TIMESTAMP(3)) ON DUPLICATE KEY UPDATE beat_at = UTC_TIMESTAMP(3)";
+const BEAT_SQL =
+  "INSERT INTO replication_heartbeat (id, beat_at) VALUES (1, UTC_TIMESTAMP(3)) ON DUPLICATE KEY UPDATE beat_at = UTC_TIMESTAMP(3)";
 const LAG_SQL = "SELECT TIMESTAMPDIFF(MICROSECOND, beat_at, UTC_TIMESTAMP(3)) AS lag_us FROM replication_heartbeat WHERE id = 1";
 
 export interface ReadPools {
@@ -54,7 +55,12 @@ export function replicaReads(primary: Pool, settings: ReplicaSettings): ReadPool
   const replica = createPool(settings.url, settings.poolOptions);
   // The lag is read on a connection of its own, so a replica pool busy with reads does
   // not look like a lagging replica (and move all of that load to the primary).
-  const probe = createPool(settings.url, { connectionLimit: 1, statementTimeoutMs: PROBE_TIMEOUT_MS, connectTimeoutMs: PROBE_TIMEOUT_MS, queueLimit: 1 });
+  const probe = createPool(settings.url, {
+    connectionLimit: 1,
+    statementTimeoutMs: PROBE_TIMEOUT_MS,
+    connectTimeoutMs: PROBE_TIMEOUT_MS,
+    queueLimit: 1,
+  });
   return new ReplicaReads(primary, replica, probe, settings.maxLagMs, settings.logger);
 }
 
@@ -138,7 +144,8 @@ class ReplicaReads implements ReadPools {
     }
     this.lagMs = lagMs;
     if (lagMs === null) return this.judge(false, "no heartbeat has reached it yet");
-    if (lagMs > this.maxLagMs) return this.judge(false, `it lags ${Math.round(lagMs)} ms, more than DATABASE_READ_MAX_LAG_MS (${this.maxLagMs})`);
+    if (lagMs > this.maxLagMs)
+      return this.judge(false, `it lags ${Math.round(lagMs)} ms, more than DATABASE_READ_MAX_LAG_MS (${this.maxLagMs})`);
     this.judge(true, `lag ${Math.round(lagMs)} ms`);
   }
 
@@ -216,7 +223,8 @@ function withFallback(replica: Pool, primary: Pool, onUnreachable: (error: unkno
   const query = fallback("query");
   const execute = fallback("execute");
   return new Proxy(replica, {
-    get: (target, property, receiver) => (property === "query" ? query : property === "execute" ? execute : Reflect.get(target, property, receiver)),
+    get: (target, property, receiver) =>
+      property === "query" ? query : property === "execute" ? execute : Reflect.get(target, property, receiver),
   });
 }
 

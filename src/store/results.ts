@@ -27,10 +27,18 @@ export interface GroupResultsRecord {
 export async function officialResults(db: Pool | Connection, startGroupIds: readonly number[]): Promise<Map<number, GroupResultsRecord>> {
   const results = new Map<number, GroupResultsRecord>();
   if (startGroupIds.length === 0) return results;
-  const [headers] = await db.query<RowDataPacket[]>("SELECT start_group_id, status, published_at FROM official_results WHERE start_group_id IN (?)", [startGroupIds]);
+  const [headers] = await db.query<RowDataPacket[]>(
+    "SELECT start_group_id, status, published_at FROM official_results WHERE start_group_id IN (?)",
+    [startGroupIds],
+  );
   if (headers.length === 0) return results;
   for (const header of headers) {
-    results.set(header.start_group_id, { startGroupId: header.start_group_id, status: header.status, publishedAtMs: (header.published_at as Date).getTime(), rows: [] });
+    results.set(header.start_group_id, {
+      startGroupId: header.start_group_id,
+      status: header.status,
+      publishedAtMs: (header.published_at as Date).getTime(),
+      rows: [],
+    });
   }
   const [rows] = await db.query<RowDataPacket[]>(
     `SELECT r.start_group_id, e.uuid, e.sail_number, e.boat_name, r.rank_no, r.status, r.elapsed_seconds, r.corrected_seconds, r.points

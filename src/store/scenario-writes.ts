@@ -50,7 +50,12 @@ export async function storedSecretHashes(db: Pool | Connection, clientIds: strin
   return new Map(rows.map((row) => [row.client_id as string, row.secret_hash as string]));
 }
 
-export async function writeScenario(conn: Connection, s: Scenario, stored: StoredIds, secrets: Map<string, SecretChange>): Promise<WriteCounts> {
+export async function writeScenario(
+  conn: Connection,
+  s: Scenario,
+  stored: StoredIds,
+  secrets: Map<string, SecretChange>,
+): Promise<WriteCounts> {
   const counts: WriteCounts = { clubs: 0, clients: 0, events: 0, entries: 0, races: 0, startGroups: 0, fixes: 0 };
   const clubIds = new Map(stored.clubs);
   for (const club of s.clubs) {
@@ -107,7 +112,14 @@ async function upsertClub(conn: Connection, club: Club): Promise<number> {
 }
 
 async function writeClient(conn: Connection, client: Client, clubId: number, secret: SecretChange): Promise<void> {
-  const fields = [clubId, client.name ?? null, client.scopes.join(" "), client.disabled ?? false, date(client.expiresAt), JSON.stringify(client.ipAllowlist ?? [])];
+  const fields = [
+    clubId,
+    client.name ?? null,
+    client.scopes.join(" "),
+    client.disabled ?? false,
+    date(client.expiresAt),
+    JSON.stringify(client.ipAllowlist ?? []),
+  ];
   if (secret.kind === "new") {
     await conn.query(
       `INSERT INTO api_clients (club_id, name, scopes, disabled, expires_at, ip_allowlist, client_id, secret_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -180,7 +192,13 @@ async function upsertRace(conn: Connection, race: Race, eventId: number): Promis
 }
 
 /** Writes one start group and everything recorded in it; returns the number of fixes written. */
-async function writeStartGroup(conn: Connection, group: StartGroup, raceId: number, position: number, entryId: (uuid: string) => number): Promise<number> {
+async function writeStartGroup(
+  conn: Connection,
+  group: StartGroup,
+  raceId: number,
+  position: number,
+  entryId: (uuid: string) => number,
+): Promise<number> {
   const groupId = await upsertReturningId(
     conn,
     `INSERT INTO start_groups (uuid, race_id, position, name, state, start_time, finish_time) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -191,7 +209,9 @@ async function writeStartGroup(conn: Connection, group: StartGroup, raceId: numb
 
   await conn.query("DELETE FROM start_group_entries WHERE start_group_id = ?", [groupId]);
   if (group.entryIds.length > 0) {
-    await conn.query("INSERT INTO start_group_entries (start_group_id, entry_id) VALUES ?", [group.entryIds.map((id) => [groupId, entryId(id)])]);
+    await conn.query("INSERT INTO start_group_entries (start_group_id, entry_id) VALUES ?", [
+      group.entryIds.map((id) => [groupId, entryId(id)]),
+    ]);
   }
 
   for (const course of group.courses ?? []) await writeCourseVersion(conn, groupId, course);
@@ -225,7 +245,17 @@ async function writeStartGroup(conn: Connection, group: StartGroup, raceId: numb
         `INSERT INTO official_result_rows (start_group_id, entry_id, rank_no, status, elapsed_seconds, corrected_seconds, points) VALUES ?
          ON DUPLICATE KEY UPDATE rank_no = VALUES(rank_no), status = VALUES(status), elapsed_seconds = VALUES(elapsed_seconds),
            corrected_seconds = VALUES(corrected_seconds), points = VALUES(points)`,
-        [group.results.rows.map((r) => [groupId, entryId(r.entryId), r.rank, r.status, r.elapsedSeconds ?? null, r.correctedSeconds ?? null, r.points ?? null])],
+        [
+          group.results.rows.map((r) => [
+            groupId,
+            entryId(r.entryId),
+            r.rank,
+            r.status,
+            r.elapsedSeconds ?? null,
+            r.correctedSeconds ?? null,
+            r.points ?? null,
+          ]),
+        ],
       );
     }
   }
@@ -257,7 +287,9 @@ async function writeCourseVersion(conn: Connection, groupId: number, course: Cou
 async function writeLiveOrder(conn: Connection, groupId: number, group: StartGroup, entryId: (uuid: string) => number): Promise<void> {
   const readings = group.liveOrder ?? [];
   if (readings.length === 0) return;
-  await conn.query("INSERT IGNORE INTO live_order_readings (start_group_id, as_of) VALUES ?", [readings.map((r) => [groupId, date(r.asOfUtc)])]);
+  await conn.query("INSERT IGNORE INTO live_order_readings (start_group_id, as_of) VALUES ?", [
+    readings.map((r) => [groupId, date(r.asOfUtc)]),
+  ]);
   const times = readings.map((r) => Date.parse(r.asOfUtc));
   const [stored] = await conn.query<RowDataPacket[]>(
     "SELECT id, as_of FROM live_order_readings WHERE start_group_id = ? AND as_of BETWEEN ? AND ?",
@@ -267,7 +299,14 @@ async function writeLiveOrder(conn: Connection, groupId: number, group: StartGro
   const ids = times.map((t) => readingIds.get(t)!);
   await conn.query("DELETE FROM live_order_rows WHERE reading_id IN (?)", [ids]);
   const rows = readings.flatMap((reading, i) =>
-    reading.rows.map((row) => [ids[i], entryId(row.entryId), row.rank, row.elapsedSeconds ?? null, row.correctedSeconds ?? null, row.deltaSeconds ?? null]),
+    reading.rows.map((row) => [
+      ids[i],
+      entryId(row.entryId),
+      row.rank,
+      row.elapsedSeconds ?? null,
+      row.correctedSeconds ?? null,
+      row.deltaSeconds ?? null,
+    ]),
   );
   if (rows.length > 0) {
     await conn.query(

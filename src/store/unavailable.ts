@@ -63,7 +63,13 @@ export function databaseUnavailableCause(error: unknown): UnavailableCause | nul
 
 function classify(error: unknown, depth: number): UnavailableCause | null {
   if (error === null || typeof error !== "object" || depth > 4) return null;
-  const { code, errno, message, cause, errors } = error as { code?: unknown; errno?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const { code, errno, message, cause, errors } = error as {
+    code?: unknown;
+    errno?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
   if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return causeOf(code, errno);
   // Node's socket errors carry negative errnos; only the server's are positive.
   if (typeof errno === "number" && errno > 0 && UNAVAILABLE_ERRNOS.has(errno)) return causeOf(code, errno);

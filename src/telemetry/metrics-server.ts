@@ -16,13 +16,18 @@ export async function startMetricsServer(host: string, port: number): Promise<Me
   startProcessMetrics();
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "").split("?", 1)[0];
-    if (path !== "/metrics") return void response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found: metrics are at /metrics\n");
+    if (path !== "/metrics")
+      return void response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found: metrics are at /metrics\n");
     if (request.method !== "GET" && request.method !== "HEAD") {
       return void response.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }).end("method not allowed\n");
     }
     registry.metrics().then(
-      (text) => response.writeHead(200, { "content-type": registry.contentType, "cache-control": NO_STORE }).end(request.method === "HEAD" ? undefined : text),
-      (error: unknown) => response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`metrics failed: ${(error as Error).message}\n`),
+      (text) =>
+        response
+          .writeHead(200, { "content-type": registry.contentType, "cache-control": NO_STORE })
+          .end(request.method === "HEAD" ? undefined : text),
+      (error: unknown) =>
+        response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`metrics failed: ${(error as Error).message}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -90,7 +90,12 @@ function watchedPools(): Array<[string, Pool]> {
   const current = watched.at(-1);
   if (!current) return [];
   const replica = current.reads.replicaPool();
-  return replica ? [["primary", current.primary], ["replica", replica]] : [["primary", current.primary]];
+  return replica
+    ? [
+        ["primary", current.primary],
+        ["replica", replica],
+      ]
+    : [["primary", current.primary]];
 }
 
 new Gauge({

@@ -53,7 +53,10 @@ class RouteStats {
   }
 
   counterValues(): Array<{ labels: Record<string, string>; value: number }> {
-    return [...this.outcomes.values()].map((outcome) => ({ labels: { surface: this.surface, route: this.route, status: outcome.status, code: outcome.code }, value: outcome.count }));
+    return [...this.outcomes.values()].map((outcome) => ({
+      labels: { surface: this.surface, route: this.route, status: outcome.status, code: outcome.code },
+      value: outcome.count,
+    }));
   }
 
   histogramValues(name: string): Array<{ labels: Record<string, string | number>; value: number; metricName: string }> {
@@ -85,7 +88,13 @@ registry.registerMetric({
   name: DURATION,
   help: "Time from a call's arrival to its answer, by surface and route or RPC; streams are not included.",
   type: "histogram",
-  get: () => ({ name: DURATION, help: "", type: "histogram", aggregator: "sum", values: routes.flatMap((route) => route.histogramValues(DURATION)) }),
+  get: () => ({
+    name: DURATION,
+    help: "",
+    type: "histogram",
+    aggregator: "sum",
+    values: routes.flatMap((route) => route.histogramValues(DURATION)),
+  }),
 } as unknown as Parameters<typeof registry.registerMetric>[0]);
 
 function routeStats(surface: Surface, route: string): RouteStats {
@@ -118,7 +127,6 @@ export function recordRestResponse(request: FastifyRequest, reply: FastifyReply,
 export function recordRestStreamEnd(request: FastifyRequest, error: unknown): void {
   restStats(request.routeOptions.url).record(200, error === undefined ? "" : apiErrorCode(error), null);
 }
-
 
 // Connect, gRPC-Web and gRPC: every RPC through an interceptor of the Connect router.
 const rpcRoutes = new Map<DescMethod, Record<Surface, RouteStats | undefined>>();

@@ -62,17 +62,22 @@ export function rpcSpan<T>(method: DescMethod, traceparent: string | null, work:
   const inRequest = trace.getSpan(active) !== undefined;
   const parent = inRequest || !traceparent ? active : propagation.extract(active, { traceparent });
   const attributes = { "rpc.system": "connect_rpc", "rpc.service": method.parent.typeName, "rpc.method": method.name };
-  return tracer.startActiveSpan(`${method.parent.typeName}/${method.name}`, { kind: inRequest ? SpanKind.INTERNAL : SpanKind.SERVER, attributes }, parent, async (span) => {
-    try {
-      return await work(span.spanContext().traceId);
-    } catch (error) {
-      span.setAttribute("race_api.error_code", apiErrorCode(error));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    `${method.parent.typeName}/${method.name}`,
+    { kind: inRequest ? SpanKind.INTERNAL : SpanKind.SERVER, attributes },
+    parent,
+    async (span) => {
+      try {
+        return await work(span.spanContext().traceId);
+      } catch (error) {
+        span.setAttribute("race_api.error_code", apiErrorCode(error));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** The spec's code an error carries (the ErrorInfo reason of a ConnectError); INTERNAL_ERROR for anything else. */

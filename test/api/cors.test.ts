@@ -170,7 +170,10 @@ describe("preflight (OPTIONS)", () => {
     const deleting = await preflight(`/races/${raceId}/live`, CLUB_SITE, "DELETE");
     expect(deleting.headers.get("access-control-allow-methods")).toBe("GET, HEAD");
     // Without an Origin it is no preflight.
-    const noOrigin = await fetch(`${api.url}/api/v1/races/${raceId}/live`, { method: "OPTIONS", headers: { "access-control-request-method": "GET" } });
+    const noOrigin = await fetch(`${api.url}/api/v1/races/${raceId}/live`, {
+      method: "OPTIONS",
+      headers: { "access-control-request-method": "GET" },
+    });
     expect(noOrigin.status).toBe(204);
     expect(corsHeaders(noOrigin)).toEqual({});
   });

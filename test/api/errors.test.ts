@@ -14,12 +14,20 @@ const api = useApi({ client: "overlay" });
 
 describe("problem+json", () => {
   it("answers an unknown path under /api/v1 with 404 API_ROUTE_NOT_FOUND", async () => {
-    for (const [method, path] of [["GET", "/api/v1/nothing-here"], ["POST", "/api/v1/events"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/api/v1/nothing-here"],
+      ["POST", "/api/v1/events"],
+    ] as const) {
       const response = await fetch(`${api.url}${path}`, { method, headers: bearer(api.token) });
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       const body = (await response.json()) as Record<string, unknown>;
-      expect(body).toEqual({ type: `${TEST_BASE_URL}/docs/errors#API_ROUTE_NOT_FOUND`, status: 404, code: "API_ROUTE_NOT_FOUND", traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(body).toEqual({
+        type: `${TEST_BASE_URL}/docs/errors#API_ROUTE_NOT_FOUND`,
+        status: 404,
+        code: "API_ROUTE_NOT_FOUND",
+        traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      });
       expect(Object.keys(body)).not.toContain("title");
     }
   });
@@ -38,7 +46,12 @@ describe("problem+json", () => {
       expect(response.status).toBe(500);
       const text = await response.text();
       const body = JSON.parse(text) as Record<string, unknown>;
-      expect(body).toEqual({ type: `${TEST_BASE_URL}/docs/errors#INTERNAL_ERROR`, status: 500, code: "INTERNAL_ERROR", traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(body).toEqual({
+        type: `${TEST_BASE_URL}/docs/errors#INTERNAL_ERROR`,
+        status: 500,
+        code: "INTERNAL_ERROR",
+        traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      });
       expect(text).not.toMatch(/races|exist|ER_|sql/i);
       expect(response.headers.get("x-trace-id")).toBe(body.traceId);
       expect(response.headers.get("cache-control")).toBe("no-store");
@@ -63,7 +76,9 @@ describe("the errors page", () => {
       const section = new RegExp(`<section id="${code}">([\\s\\S]*?)</section>`).exec(html)?.[1];
       expect(section, code).toBeDefined();
       expect(section).toContain(`HTTP ${spec.status}`);
-      expect(section).toContain(spec.when.slice(0, 40).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"));
+      expect(section).toContain(
+        spec.when.slice(0, 40).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"),
+      );
       if ("retryAfterSeconds" in spec) expect(section).toContain(`Retry-After: ${spec.retryAfterSeconds}`);
     }
   });

@@ -6,7 +6,21 @@ import { describe, expect, it } from "vitest";
 import { GetEventLiveRequestSchema, GetEventLiveResponseSchema } from "../../gen/racing/v1/event_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { bearer, connectCall, connectError, tokenFor, useApi } from "../support/api.js";
-import { EMPTY_EVENT, EVENT, eventScenario, GROUP_1A, GROUP_1B, GROUP_2A, GROUP_3A, GROUP_3B, HIDDEN_EVENTS, RACE_1, RACE_1_RESAIL, RACE_2, RACE_3 } from "../support/event-scenarios.js";
+import {
+  EMPTY_EVENT,
+  EVENT,
+  eventScenario,
+  GROUP_1A,
+  GROUP_1B,
+  GROUP_2A,
+  GROUP_3A,
+  GROUP_3B,
+  HIDDEN_EVENTS,
+  RACE_1,
+  RACE_1_RESAIL,
+  RACE_2,
+  RACE_3,
+} from "../support/event-scenarios.js";
 import { grpcClient, unary } from "../support/grpc.js";
 import { uuid } from "../support/race-scenarios.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
@@ -37,7 +51,13 @@ describe("the event live status", () => {
           name: "Race 1",
           isLive: false,
           startGroups: [
-            { startGroupId: GROUP_1A, name: "Fleet A", state: "Finished", startTimeUtc: "2026-04-01T10:00:00.000Z", finishTimeUtc: "2026-04-01T11:30:00.000Z" },
+            {
+              startGroupId: GROUP_1A,
+              name: "Fleet A",
+              state: "Finished",
+              startTimeUtc: "2026-04-01T10:00:00.000Z",
+              finishTimeUtc: "2026-04-01T11:30:00.000Z",
+            },
             { startGroupId: GROUP_1B, name: "Fleet B", state: "Abandoned", startTimeUtc: null, finishTimeUtc: null },
           ],
         },
@@ -47,7 +67,9 @@ describe("the event live status", () => {
           raceNo: 2,
           name: "Race 2",
           isLive: true,
-          startGroups: [{ startGroupId: GROUP_2A, name: "Fleet A", state: "Started", startTimeUtc: "2026-04-02T10:00:00.000Z", finishTimeUtc: null }],
+          startGroups: [
+            { startGroupId: GROUP_2A, name: "Fleet A", state: "Started", startTimeUtc: "2026-04-02T10:00:00.000Z", finishTimeUtc: null },
+          ],
         },
         {
           raceId: RACE_3,
@@ -64,7 +86,15 @@ describe("the event live status", () => {
   });
 
   it("gives an event without dates or races with nulls and an empty list", async () => {
-    expect(await (await live(EMPTY_EVENT)).json()).toEqual({ eventId: EMPTY_EVENT, name: "Empty", startDate: null, endDate: null, trackingShared: true, delaySeconds: 0, races: [] });
+    expect(await (await live(EMPTY_EVENT)).json()).toEqual({
+      eventId: EMPTY_EVENT,
+      name: "Empty",
+      startDate: null,
+      endDate: null,
+      trackingShared: true,
+      delaySeconds: 0,
+      races: [],
+    });
   });
 
   it("accepts the id in upper case", async () => {
@@ -93,7 +123,9 @@ describe("the event live status", () => {
   it("answers the same message over Connect and gRPC", async () => {
     const response = await connectCall(api.url, GET_EVENT_LIVE, { eventId: EVENT }, bearer(api.token));
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { eventLive: { eventId: string; races: Array<{ raceId: string; startGroups: Array<{ state: string }> }> } };
+    const body = (await response.json()) as {
+      eventLive: { eventId: string; races: Array<{ raceId: string; startGroups: Array<{ state: string }> }> };
+    };
     expect(body.eventLive.eventId).toBe(EVENT);
     expect(body.eventLive.races.map((race) => race.raceId)).toEqual([RACE_1, RACE_1_RESAIL, RACE_2, RACE_3]);
     expect(body.eventLive.races[0]!.startGroups[0]!.state).toBe("START_GROUP_STATE_FINISHED");
@@ -102,12 +134,26 @@ describe("the event live status", () => {
     try {
       const metadata = new grpc.Metadata();
       metadata.set("authorization", `Bearer ${api.token}`);
-      const message = await unary(client, `/${GET_EVENT_LIVE}`, GetEventLiveRequestSchema, GetEventLiveResponseSchema, { eventId: EVENT }, metadata);
+      const message = await unary(
+        client,
+        `/${GET_EVENT_LIVE}`,
+        GetEventLiveRequestSchema,
+        GetEventLiveResponseSchema,
+        { eventId: EVENT },
+        metadata,
+      );
       expect(message.eventLive?.name).toBe("Spring Series");
       expect(message.eventLive?.races.map((race) => race.raceNo)).toEqual([1, 1, 2, 3]);
       expect(message.eventLive?.races[2]?.startGroups[0]?.state).toBe(StartGroupState.STARTED);
       expect(message.eventLive?.races[2]?.startGroups[0]?.finishTimeUtc).toBeUndefined();
-      const refused = await unary(client, `/${GET_EVENT_LIVE}`, GetEventLiveRequestSchema, GetEventLiveResponseSchema, { eventId: "nope" }, metadata).then(
+      const refused = await unary(
+        client,
+        `/${GET_EVENT_LIVE}`,
+        GetEventLiveRequestSchema,
+        GetEventLiveResponseSchema,
+        { eventId: "nope" },
+        metadata,
+      ).then(
         () => null,
         (error: grpc.ServiceError) => error,
       );
@@ -119,7 +165,11 @@ describe("the event live status", () => {
 });
 
 describe("visibility and scope", () => {
-  async function expectRefused(eventId: string, clientId: string, refusal: { status: number; code: string; connect: string; params?: Record<string, string> }) {
+  async function expectRefused(
+    eventId: string,
+    clientId: string,
+    refusal: { status: number; code: string; connect: string; params?: Record<string, string> },
+  ) {
     const clientToken = await tokenFor(api.url, clientId);
     const rest = await live(eventId, clientToken);
     expect(rest.status).toBe(refusal.status);
@@ -150,8 +200,18 @@ describe("visibility and scope", () => {
   });
 
   it("answers a token without events:read with API_SCOPE_MISSING", async () => {
-    await expectRefused(EVENT, "trackingOnly", { status: 403, code: "API_SCOPE_MISSING", connect: "permission_denied", params: { scope: "events:read" } });
-    await expectRefused(EVENT, "resultsOnly", { status: 403, code: "API_SCOPE_MISSING", connect: "permission_denied", params: { scope: "events:read" } });
+    await expectRefused(EVENT, "trackingOnly", {
+      status: 403,
+      code: "API_SCOPE_MISSING",
+      connect: "permission_denied",
+      params: { scope: "events:read" },
+    });
+    await expectRefused(EVENT, "resultsOnly", {
+      status: 403,
+      code: "API_SCOPE_MISSING",
+      connect: "permission_denied",
+      params: { scope: "events:read" },
+    });
   });
 
   it("answers a call without a token with API_TOKEN_MISSING", async () => {

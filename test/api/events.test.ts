@@ -18,7 +18,15 @@ function event(n: number, clubId: string, startDate: string | null, extra: Parti
 
 // The club's visible events in the order the spec fixes: newest start first, no start last, ties by id.
 const VISIBLE = [
-  event(5, CLUB, "2026-09-01T10:00:00Z", { endDate: "2026-09-03T18:00:00Z", trackingShared: true, delaySeconds: 120, races: [{ id: "f0000000-0000-4000-8000-000000000001", raceNo: 1, name: "R1", isLive: false, startGroups: [] }, { id: "f0000000-0000-4000-8000-000000000002", raceNo: 2, name: "R2", isLive: false, startGroups: [] }] }),
+  event(5, CLUB, "2026-09-01T10:00:00Z", {
+    endDate: "2026-09-03T18:00:00Z",
+    trackingShared: true,
+    delaySeconds: 120,
+    races: [
+      { id: "f0000000-0000-4000-8000-000000000001", raceNo: 1, name: "R1", isLive: false, startGroups: [] },
+      { id: "f0000000-0000-4000-8000-000000000002", raceNo: 2, name: "R2", isLive: false, startGroups: [] },
+    ],
+  }),
   event(3, OTHER_CLUB, "2026-08-01T10:00:00Z", { coHostClubIds: [CLUB] }),
   event(2, CLUB, "2026-07-01T10:00:00Z"),
   event(4, CLUB, "2026-07-01T10:00:00Z"),
@@ -59,17 +67,31 @@ describe("the events list", () => {
   it("gives each item id, name, startDate, endDate, raceCount, trackingShared and delaySeconds, with nulls present", async () => {
     const body = (await (await list("?pageSize=1")).json()) as { items: unknown[] };
     expect(body.items).toEqual([
-      { id: id(5), name: "Event 5", startDate: "2026-09-01T10:00:00.000Z", endDate: "2026-09-03T18:00:00.000Z", raceCount: 2, trackingShared: true, delaySeconds: 120 },
+      {
+        id: id(5),
+        name: "Event 5",
+        startDate: "2026-09-01T10:00:00.000Z",
+        endDate: "2026-09-03T18:00:00.000Z",
+        raceCount: 2,
+        trackingShared: true,
+        delaySeconds: 120,
+      },
     ]);
     const undated = (await (await list("?page=6&pageSize=1")).json()) as { items: unknown[] };
-    expect(undated.items).toEqual([{ id: id(6), name: "Event 6", startDate: null, endDate: null, raceCount: 0, trackingShared: false, delaySeconds: 0 }]);
+    expect(undated.items).toEqual([
+      { id: id(6), name: "Event 6", startDate: null, endDate: null, raceCount: 0, trackingShared: false, delaySeconds: 0 },
+    ]);
   });
 
   it("pages with nextPage until null, each event once", async () => {
     const seen: string[] = [];
     let page: number | null = 1;
     while (page !== null) {
-      const body = (await (await list(`?page=${page}&pageSize=4`)).json()) as { items: Array<{ id: string }>; nextPage: number | null; totalItems: number };
+      const body = (await (await list(`?page=${page}&pageSize=4`)).json()) as {
+        items: Array<{ id: string }>;
+        nextPage: number | null;
+        totalItems: number;
+      };
       expect(body.totalItems).toBe(6);
       seen.push(...body.items.map((item) => item.id));
       page = body.nextPage;
@@ -80,16 +102,30 @@ describe("the events list", () => {
   });
 
   it("shows a co-hosting club the events it co-hosts, and another club none of this club's", async () => {
-    await importScenario(db.pool, { format: "race-scenario/v1", clubs: [], clients: [], events: [event(10, CLUB, "2026-01-01T00:00:00Z", { coHostClubIds: [CO_HOST_CLUB] })] });
-    const coHost = (await (await api.fetch("/api/v1/events", { headers: bearer(await api.tokenFor("coHost")) })).json()) as { items: Array<{ id: string }> };
+    await importScenario(db.pool, {
+      format: "race-scenario/v1",
+      clubs: [],
+      clients: [],
+      events: [event(10, CLUB, "2026-01-01T00:00:00Z", { coHostClubIds: [CO_HOST_CLUB] })],
+    });
+    const coHost = (await (await api.fetch("/api/v1/events", { headers: bearer(await api.tokenFor("coHost")) })).json()) as {
+      items: Array<{ id: string }>;
+    };
     expect(coHost.items.map((item) => item.id)).toEqual([id(10)]);
-    const other = (await (await api.fetch("/api/v1/events", { headers: bearer(await api.tokenFor("other")) })).json()) as { items: Array<{ id: string }> };
+    const other = (await (await api.fetch("/api/v1/events", { headers: bearer(await api.tokenFor("other")) })).json()) as {
+      items: Array<{ id: string }>;
+    };
     expect(other.items.map((item) => item.id)).toEqual([id(9), id(3)]);
   });
 
   it("does not reshuffle the others when an event is added", async () => {
     const before = ((await (await list()).json()) as { items: Array<{ id: string }> }).items.map((i) => i.id);
-    await importScenario(db.pool, { format: "race-scenario/v1", clubs: [], clients: [], events: [event(11, CLUB, "2026-07-01T10:00:00Z")] });
+    await importScenario(db.pool, {
+      format: "race-scenario/v1",
+      clubs: [],
+      clients: [],
+      events: [event(11, CLUB, "2026-07-01T10:00:00Z")],
+    });
     const after = ((await (await list()).json()) as { items: Array<{ id: string }> }).items.map((i) => i.id);
     expect(after.filter((x) => x !== id(11))).toEqual(before);
   });
@@ -129,8 +165,14 @@ describe("paging parameters", () => {
       const error = ConnectError.from(await events.listEvents(request, { headers: bearer(api.token) }).catch((thrown: unknown) => thrown));
       return { code: error.code, info: error.findDetails(ErrorInfoSchema)[0] };
     };
-    expect(await refusal({ pageSize: 101 })).toMatchObject({ code: Code.InvalidArgument, info: { reason: "API_PARAM_INVALID", metadata: { name: "pageSize" } } });
-    expect(await refusal({ page: 0 })).toMatchObject({ code: Code.InvalidArgument, info: { reason: "API_PARAM_INVALID", metadata: { name: "page" } } });
+    expect(await refusal({ pageSize: 101 })).toMatchObject({
+      code: Code.InvalidArgument,
+      info: { reason: "API_PARAM_INVALID", metadata: { name: "pageSize" } },
+    });
+    expect(await refusal({ page: 0 })).toMatchObject({
+      code: Code.InvalidArgument,
+      info: { reason: "API_PARAM_INVALID", metadata: { name: "page" } },
+    });
   });
 
   it("accepts the bounds", async () => {
@@ -159,18 +201,29 @@ describe("validators and cache headers", () => {
 
   it("changes the ETag when the answer changes", async () => {
     const before = (await list()).headers.get("etag");
-    await importScenario(db.pool, { format: "race-scenario/v1", clubs: [], clients: [], events: [event(12, CLUB, "2027-01-01T00:00:00Z")] });
+    await importScenario(db.pool, {
+      format: "race-scenario/v1",
+      clubs: [],
+      clients: [],
+      events: [event(12, CLUB, "2027-01-01T00:00:00Z")],
+    });
     expect((await list()).headers.get("etag")).not.toBe(before);
   });
 });
 
 describe("reach", () => {
   it("pages through at most 1000 events, while totalItems counts them all", async () => {
-    const many = Array.from({ length: 1000 }, (_, i) => event(100 + i, OTHER_CLUB, `2020-01-01T00:${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z`));
+    const many = Array.from({ length: 1000 }, (_, i) =>
+      event(100 + i, OTHER_CLUB, `2020-01-01T00:${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z`),
+    );
     await importScenario(db.pool, { format: "race-scenario/v1", clubs: [], clients: [], events: many });
     const otherToken = await api.tokenFor("other");
     const page = async (n: number) =>
-      (await (await api.fetch(`/api/v1/events?page=${n}&pageSize=100`, { headers: bearer(otherToken) })).json()) as { items: unknown[]; nextPage: number | null; totalItems: number };
+      (await (await api.fetch(`/api/v1/events?page=${n}&pageSize=100`, { headers: bearer(otherToken) })).json()) as {
+        items: unknown[];
+        nextPage: number | null;
+        totalItems: number;
+      };
     const tenth = await page(10);
     expect(tenth.totalItems).toBe(1002);
     expect(tenth.items).toHaveLength(100);

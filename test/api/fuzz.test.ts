@@ -19,7 +19,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 120);
 /** Every answer comes within this, or the run fails. */
 const ANSWER_WITHIN_MS = 5000;
 /** What a body must never show: stack frames, source paths, SQL and driver words. */
-const INTERNALS = /\bat \S+ \(|node_modules|\/work\/|\/src\/|\.[jt]s:\d+|\bSELECT\b|\bINSERT\b|\bUPDATE \w+ SET\b|mysql|mariadb|\bstack\b|illegal tag|wire type|Unexpected token/i;
+const INTERNALS =
+  /\bat \S+ \(|node_modules|\/work\/|\/src\/|\.[jt]s:\d+|\bSELECT\b|\bINSERT\b|\bUPDATE \w+ SET\b|mysql|mariadb|\bstack\b|illegal tag|wire type|Unexpected token/i;
 /** Driver and framework error codes, as they are spelt. */
 const ERROR_CODE_NAMES = /\bER_[A-Z_]+|\bECONN[A-Z]+|\bFST_ERR/;
 
@@ -45,13 +46,40 @@ const params = { seed: SEED, numRuns: RUNS, endOnFailure: true } as const;
 // Strings a client should not send: percent-encodings that do not decode, control and
 // non-ASCII characters, numbers in odd spellings, long ones.
 const nasty = fc.oneof(
-  fc.constantFrom("", "%", "%zz", "%C0%AF", "%ED%A0%80", "..", "../..", "0x2", "1e400", "-1", "Infinity", " 2", "null", "[]", "{}", "'", '"', "\\", RACE, EVENT, GROUP_A, "\u0000", "\u202e", "😀"),
+  fc.constantFrom(
+    "",
+    "%",
+    "%zz",
+    "%C0%AF",
+    "%ED%A0%80",
+    "..",
+    "../..",
+    "0x2",
+    "1e400",
+    "-1",
+    "Infinity",
+    " 2",
+    "null",
+    "[]",
+    "{}",
+    "'",
+    '"',
+    "\\",
+    RACE,
+    EVENT,
+    GROUP_A,
+    "\u0000",
+    "\u202e",
+    "😀",
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 20 }),
   fc.stringMatching(/^[0-9a-f-]{30,40}$/),
   fc.integer().map(String),
 );
-const encoded = nasty.map((value) => encodeURIComponent(value).replace(/%25([0-9A-F]{2})?/g, (match) => (match.length === 3 ? "%" : match)));
+const encoded = nasty.map((value) =>
+  encodeURIComponent(value).replace(/%25([0-9A-F]{2})?/g, (match) => (match.length === 3 ? "%" : match)),
+);
 const authorization = fc.oneof(
   fc.constant<string | undefined>(undefined),
   fc.constant("valid"),
@@ -79,7 +107,8 @@ function expectProblemOnApi(response: Response, text: string, path: string): voi
   expectNoInternals(text);
   if (response.status >= 400 && response.status !== 405) {
     expect(response.headers.get("content-type"), `${path}: ${text}`).toBe("application/problem+json");
-    if (text !== "") expect(JSON.parse(text), path).toMatchObject({ code: expect.any(String), traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    if (text !== "")
+      expect(JSON.parse(text), path).toMatchObject({ code: expect.any(String), traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
   }
 }
 
@@ -110,14 +139,24 @@ describe("fuzz", () => {
   });
 
   it("HEAD and unauthorised GET on the streams answer at once", async () => {
-    const request = fc.record({ stream: fc.constantFrom("/live/stream", "/live/insights/stream"), id: fc.oneof(fc.constant(RACE), encoded), head: fc.boolean(), auth: authorization });
+    const request = fc.record({
+      stream: fc.constantFrom("/live/stream", "/live/insights/stream"),
+      id: fc.oneof(fc.constant(RACE), encoded),
+      head: fc.boolean(),
+      auth: authorization,
+    });
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         // A GET with a valid token opens a stream (streams.test.ts): here only what answers at once.
         const auth = r.head ? r.auth : r.auth === "valid" ? undefined : r.auth;
-        const headers: Record<string, string> = auth === undefined ? {} : { authorization: auth === "valid" ? `Bearer ${token}` : headerValue(auth) };
+        const headers: Record<string, string> =
+          auth === undefined ? {} : { authorization: auth === "valid" ? `Bearer ${token}` : headerValue(auth) };
         const path = `/api/v1/races/${r.id}${r.stream}`;
-        const response = await fetch(`${api.url}${path}`, { method: r.head ? "HEAD" : "GET", headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+        const response = await fetch(`${api.url}${path}`, {
+          method: r.head ? "HEAD" : "GET",
+          headers,
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
         const text = await response.text();
         expectProblemOnApi(response, text, path);
         if (r.head) expect(text).toBe("");
@@ -129,20 +168,43 @@ describe("fuzz", () => {
   it("the token endpoint: any content type, body and Authorization answer RFC 6749 JSON", async () => {
     const field = fc.oneof(fc.constantFrom("grant_type", "client_id", "client_secret", "scope"), fc.string({ maxLength: 8 }));
     const request = fc.record({
-      contentType: fc.option(fc.oneof(fc.constantFrom("application/x-www-form-urlencoded", "application/json", ";;;", "/", "text/plain; charset=utf-8", "multipart/form-data; boundary=x"), nasty.map(headerValue)), { nil: undefined }),
+      contentType: fc.option(
+        fc.oneof(
+          fc.constantFrom(
+            "application/x-www-form-urlencoded",
+            "application/json",
+            ";;;",
+            "/",
+            "text/plain; charset=utf-8",
+            "multipart/form-data; boundary=x",
+          ),
+          nasty.map(headerValue),
+        ),
+        { nil: undefined },
+      ),
       body: fc.oneof(
-        fc.array(fc.tuple(field, nasty), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")),
+        fc
+          .array(fc.tuple(field, nasty), { maxLength: 6 })
+          .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")),
         fc.string({ maxLength: 200 }),
         fc.constant("grant_type=client_credentials&client_id=overlay&client_secret=overlay-secret"),
       ),
-      auth: fc.oneof(authorization, nasty.map((value) => `Basic ${Buffer.from(value).toString("base64")}`)),
+      auth: fc.oneof(
+        authorization,
+        nasty.map((value) => `Basic ${Buffer.from(value).toString("base64")}`),
+      ),
     });
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         const headers: Record<string, string> = {};
         if (r.contentType !== undefined) headers["content-type"] = r.contentType;
         if (r.auth !== undefined) headers.authorization = r.auth === "valid" ? `Bearer ${token}` : headerValue(r.auth);
-        const response = await fetch(`${api.url}/api/v1/oauth/token`, { method: "POST", headers, body: r.body, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+        const response = await fetch(`${api.url}/api/v1/oauth/token`, {
+          method: "POST",
+          headers,
+          body: r.body,
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
         const text = await response.text();
         expect(response.status, text).toBeLessThan(500);
         expectNoInternals(text);
@@ -155,13 +217,35 @@ describe("fuzz", () => {
     );
   });
 
-  const methods = ["racing.v1.RaceLiveService/GetRaceLive", "racing.v1.LiveInsightsService/GetLiveInsights", "racing.v1.TrackService/GetTrackPage", "racing.v1.EventService/ListEvents", "racing.v1.ResultsService/GetRaceResults", "racing.v1.ScopeService/ListScopes", "racing.v1.RaceLiveService/WatchRaceLive", "racing.v1.IngestService/AppendFixes"];
-  const bytes = fc.oneof(fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)), nasty.map((s) => Buffer.from(s)), fc.json().map((j) => Buffer.from(j)));
+  const methods = [
+    "racing.v1.RaceLiveService/GetRaceLive",
+    "racing.v1.LiveInsightsService/GetLiveInsights",
+    "racing.v1.TrackService/GetTrackPage",
+    "racing.v1.EventService/ListEvents",
+    "racing.v1.ResultsService/GetRaceResults",
+    "racing.v1.ScopeService/ListScopes",
+    "racing.v1.RaceLiveService/WatchRaceLive",
+    "racing.v1.IngestService/AppendFixes",
+  ];
+  const bytes = fc.oneof(
+    fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
+    nasty.map((s) => Buffer.from(s)),
+    fc.json().map((j) => Buffer.from(j)),
+  );
 
   it("Connect and gRPC-Web over HTTP/1.1: any body, content type and encoding", async () => {
     const request = fc.record({
       method: fc.constantFrom(...methods),
-      contentType: fc.constantFrom("application/proto", "application/json", "application/connect+proto", "application/connect+json", "application/grpc-web+proto", "application/grpc-web", "application/grpc-web-text", "text/plain"),
+      contentType: fc.constantFrom(
+        "application/proto",
+        "application/json",
+        "application/connect+proto",
+        "application/connect+json",
+        "application/grpc-web+proto",
+        "application/grpc-web",
+        "application/grpc-web-text",
+        "text/plain",
+      ),
       body: bytes,
       enveloped: fc.boolean(),
       encoding: fc.option(fc.constantFrom("gzip", "br", "identity", "zstd"), { nil: undefined }),
@@ -171,9 +255,21 @@ describe("fuzz", () => {
       fc.asyncProperty(request, async (r) => {
         const headers: Record<string, string> = { "content-type": r.contentType };
         if (r.auth !== undefined) headers.authorization = r.auth === "valid" ? `Bearer ${token}` : headerValue(r.auth);
-        if (r.encoding !== undefined) headers[r.contentType.includes("grpc") ? "grpc-encoding" : r.contentType.includes("connect+") ? "connect-content-encoding" : "content-encoding"] = r.encoding;
+        if (r.encoding !== undefined)
+          headers[
+            r.contentType.includes("grpc")
+              ? "grpc-encoding"
+              : r.contentType.includes("connect+")
+                ? "connect-content-encoding"
+                : "content-encoding"
+          ] = r.encoding;
         const controller = AbortSignal.timeout(ANSWER_WITHIN_MS);
-        const response = await fetch(`${api.url}/${r.method}`, { method: "POST", headers, body: r.enveloped ? envelope(r.body) : r.body, signal: controller });
+        const response = await fetch(`${api.url}/${r.method}`, {
+          method: "POST",
+          headers,
+          body: r.enveloped ? envelope(r.body) : r.body,
+          signal: controller,
+        });
         const text = Buffer.from(await response.arrayBuffer()).toString("latin1");
         // Connect's and gRPC's mandated answer to a compression the server lacks is UNIMPLEMENTED, which Connect sends as 501.
         if (!(response.status === 501 && text.includes('"code":"unimplemented"'))) expect(response.status, text).toBeLessThan(500);
@@ -187,13 +283,25 @@ describe("fuzz", () => {
   });
 
   it("gRPC over h2c: any message bytes", async () => {
-    const request = fc.record({ method: fc.constantFrom(...methods), body: bytes, enveloped: fc.boolean(), auth: authorization, compressed: fc.boolean() });
+    const request = fc.record({
+      method: fc.constantFrom(...methods),
+      body: bytes,
+      enveloped: fc.boolean(),
+      auth: authorization,
+      compressed: fc.boolean(),
+    });
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         const headers: Record<string, string> = {};
         if (r.auth !== undefined) headers.authorization = r.auth === "valid" ? `Bearer ${token}` : headerValue(r.auth);
         if (r.compressed) headers["grpc-encoding"] = "gzip";
-        const answer = await rawGrpcCall(api.grpcUrl, r.method, r.enveloped ? envelope(r.body, r.compressed ? 1 : 0) : r.body, headers, ANSWER_WITHIN_MS);
+        const answer = await rawGrpcCall(
+          api.grpcUrl,
+          r.method,
+          r.enveloped ? envelope(r.body, r.compressed ? 1 : 0) : r.body,
+          headers,
+          ANSWER_WITHIN_MS,
+        );
         expect(answer.status).toBeLessThan(500);
         expect(["2", "13"], answer.grpcMessage).not.toContain(answer.grpcStatus);
         expectNoInternals(answer.grpcMessage);
@@ -205,19 +313,32 @@ describe("fuzz", () => {
   it("raw HTTP/1.1: request lines and headers the parser may refuse", async () => {
     const line = fc.record({
       method: fc.oneof(fc.constantFrom("GET", "HEAD", "POST", "FROB", "G ET", ""), fc.string({ maxLength: 6 })),
-      target: fc.oneof(fc.constantFrom("/api/v1/events", "/api/v1/races/%zz/live", "*", "http://x/api/v1/events", ""), nasty.map((s) => `/api/v1/races/${s}/live`)),
+      target: fc.oneof(
+        fc.constantFrom("/api/v1/events", "/api/v1/races/%zz/live", "*", "http://x/api/v1/events", ""),
+        nasty.map((s) => `/api/v1/races/${s}/live`),
+      ),
       version: fc.constantFrom("HTTP/1.1", "HTTP/1.0", "HTTP/2.0", "HTTP/1.1 ", ""),
-      header: fc.oneof(fc.constant("Host: x"), fc.constant(""), nasty.map((s) => `Host: ${s}`), nasty.map((s) => `X-${s}: 1`)),
+      header: fc.oneof(
+        fc.constant("Host: x"),
+        fc.constant(""),
+        nasty.map((s) => `Host: ${s}`),
+        nasty.map((s) => `X-${s}: 1`),
+      ),
     });
     await fc.assert(
       fc.asyncProperty(line, async (r) => {
-        const answer = await rawRequest(api.url, Buffer.from(`${r.method} ${r.target} ${r.version}\r\n${r.header}\r\nConnection: close\r\n\r\n`, "utf8"), ANSWER_WITHIN_MS);
+        const answer = await rawRequest(
+          api.url,
+          Buffer.from(`${r.method} ${r.target} ${r.version}\r\n${r.header}\r\nConnection: close\r\n\r\n`, "utf8"),
+          ANSWER_WITHIN_MS,
+        );
         // No answer at all is Node's right for bytes that are not HTTP; anything written is ours.
         if (answer.status === 0) return;
         expect(answer.status, answer.body).toBeLessThan(500);
         expectNoInternals(answer.body);
         const toApi = r.target.startsWith("/api/v1") || answer.status === 400 || answer.status === 431;
-        if (answer.status >= 400 && toApi && answer.body !== "") expect(answer.headers["content-type"], answer.body).toBe("application/problem+json");
+        if (answer.status >= 400 && toApi && answer.body !== "")
+          expect(answer.headers["content-type"], answer.body).toBe("application/problem+json");
       }),
       params,
     );

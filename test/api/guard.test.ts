@@ -14,7 +14,18 @@ import { KeyRing } from "../../src/auth/key-ring.js";
 import { setDisabled, setExpiry } from "../../src/store/clients.js";
 import { useFreshDatabase } from "../support/database.js";
 import { grpcClient, unary } from "../support/grpc.js";
-import { ALL_SCOPES, bearer, CLUB, connectCall, connectError, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
+import {
+  ALL_SCOPES,
+  bearer,
+  CLUB,
+  connectCall,
+  connectError,
+  identityScenario,
+  seedIdentities,
+  startApi,
+  tokenFor,
+  type Api,
+} from "../support/api.js";
 import { within } from "../support/load.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
 
@@ -26,7 +37,8 @@ const CHANGING = ["willBeDisabled", "willExpire", "willRotate", "willLoseScope"]
 
 beforeAll(async () => {
   const scenario = identityScenario();
-  for (const clientId of CHANGING) scenario.clients.push({ clientId, clientSecret: `${clientId}-secret`, clubId: CLUB, scopes: ALL_SCOPES });
+  for (const clientId of CHANGING)
+    scenario.clients.push({ clientId, clientSecret: `${clientId}-secret`, clubId: CLUB, scopes: ALL_SCOPES });
   await seedIdentities(db, scenario);
   api = await startApi(db);
   behindProxy = await startApi(db, { trustProxy: ["loopback"] });
@@ -69,7 +81,11 @@ async function expectRefused(headers: Record<string, string>, refusal: Refusal, 
 
 const INVALID = { status: 401, code: "API_TOKEN_INVALID", challenge: 'Bearer realm="race-api", error="invalid_token"' };
 
-async function tokenSignedWith(key: Parameters<SignJWT["sign"]>[0], kid: string, changes: { audience?: string; expiresAt?: number } = {}): Promise<string> {
+async function tokenSignedWith(
+  key: Parameters<SignJWT["sign"]>[0],
+  kid: string,
+  changes: { audience?: string; expiresAt?: number } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ client_id: "overlay", scope: ALL_SCOPES.join(" "), sv: 1 })
     .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid })
@@ -94,7 +110,10 @@ describe("a data call", () => {
   });
 
   it("with another scheme than Bearer is API_TOKEN_MISSING", async () => {
-    await expectRefused({ authorization: "Basic b3ZlcmxheTpzZWNyZXQ=" }, { status: 401, code: "API_TOKEN_MISSING", challenge: 'Bearer realm="race-api"' });
+    await expectRefused(
+      { authorization: "Basic b3ZlcmxheTpzZWNyZXQ=" },
+      { status: 401, code: "API_TOKEN_MISSING", challenge: 'Bearer realm="race-api"' },
+    );
   });
 
   it("with a token that is not a JWT is API_TOKEN_INVALID", async () => {
@@ -145,13 +164,25 @@ describe("client changes bite within 5 s for tokens already issued", () => {
     const token = await tokenFor(api.url, "willBeDisabled");
     expect((await fetch(`${api.url}/api/v1/events`, { headers: bearer(token) })).status).toBe(200);
     await setDisabled(db.pool, "willBeDisabled", true);
-    await within(5500, () => expectRefused(bearer(token), { status: 401, code: "API_CLIENT_DISABLED", challenge: 'Bearer realm="race-api", error="invalid_token"' }));
+    await within(5500, () =>
+      expectRefused(bearer(token), {
+        status: 401,
+        code: "API_CLIENT_DISABLED",
+        challenge: 'Bearer realm="race-api", error="invalid_token"',
+      }),
+    );
   });
 
   it("a client past its expiry is API_CLIENT_EXPIRED", async () => {
     const token = await tokenFor(api.url, "willExpire");
     await setExpiry(db.pool, "willExpire", new Date(Date.now() - 1000));
-    await within(5500, () => expectRefused(bearer(token), { status: 401, code: "API_CLIENT_EXPIRED", challenge: 'Bearer realm="race-api", error="invalid_token"' }));
+    await within(5500, () =>
+      expectRefused(bearer(token), {
+        status: 401,
+        code: "API_CLIENT_EXPIRED",
+        challenge: 'Bearer realm="race-api", error="invalid_token"',
+      }),
+    );
   });
 
   it("a rotated secret kills the tokens issued before it", async () => {
@@ -164,7 +195,12 @@ describe("client changes bite within 5 s for tokens already issued", () => {
     const token = await tokenFor(api.url, "willLoseScope");
     await setScopes(db.pool, "willLoseScope", ["tracking:read"]);
     await within(5500, () =>
-      expectRefused(bearer(token), { status: 403, code: "API_SCOPE_MISSING", params: { scope: "events:read" }, challenge: 'Bearer realm="race-api", error="insufficient_scope", scope="events:read"' }),
+      expectRefused(bearer(token), {
+        status: 403,
+        code: "API_SCOPE_MISSING",
+        params: { scope: "events:read" },
+        challenge: 'Bearer realm="race-api", error="insufficient_scope", scope="events:read"',
+      }),
     );
   });
 });
@@ -180,7 +216,8 @@ describe("the IP allowlist", () => {
     expect(response.status).toBe(200);
     token = ((await response.json()) as { access_token: string }).access_token;
   });
-  const call = (target: Api, forwardedFor: string) => fetch(`${target.url}/api/v1/events`, { headers: { ...bearer(token), "x-forwarded-for": forwardedFor } });
+  const call = (target: Api, forwardedFor: string) =>
+    fetch(`${target.url}/api/v1/events`, { headers: { ...bearer(token), "x-forwarded-for": forwardedFor } });
   const NOT_ALLOWED = { status: 403, code: "API_IP_NOT_ALLOWED", challenge: null };
 
   it("admits callers inside it, IPv4 and IPv6, reached through a trusted proxy", async () => {
@@ -207,9 +244,12 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
   });
   afterAll(() => client.close());
 
-  const listEvents = (metadata: grpc.Metadata) => unary(client, `/${LIST_EVENTS}`, ListEventsRequestSchema, ListEventsResponseSchema, {}, metadata);
+  const listEvents = (metadata: grpc.Metadata) =>
+    unary(client, `/${LIST_EVENTS}`, ListEventsRequestSchema, ListEventsResponseSchema, {}, metadata);
 
-  async function refusal(metadata: grpc.Metadata): Promise<{ code: grpc.status; reason: string | undefined; params: Record<string, string> }> {
+  async function refusal(
+    metadata: grpc.Metadata,
+  ): Promise<{ code: grpc.status; reason: string | undefined; params: Record<string, string> }> {
     const error = await listEvents(metadata).then(
       () => Promise.reject(new Error("call succeeded")),
       (e: grpc.ServiceError) => e,
@@ -227,7 +267,11 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
   it("answers a missing scope with PERMISSION_DENIED and ErrorInfo API_SCOPE_MISSING", async () => {
     const metadata = new grpc.Metadata();
     metadata.set("authorization", `Bearer ${await tokenFor(api.url, "trackingOnly")}`);
-    expect(await refusal(metadata)).toEqual({ code: grpc.status.PERMISSION_DENIED, reason: "API_SCOPE_MISSING", params: { scope: "events:read" } });
+    expect(await refusal(metadata)).toEqual({
+      code: grpc.status.PERMISSION_DENIED,
+      reason: "API_SCOPE_MISSING",
+      params: { scope: "events:read" },
+    });
   });
 
   it("serves the call with a valid token", async () => {

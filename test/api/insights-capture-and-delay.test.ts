@@ -14,7 +14,12 @@ const NOW = Math.floor(Date.now() / 1000) * 1000;
 const EVENT = uuid("e3000000", 1);
 const RACE = uuid("a3000000", 1);
 const [STARTED, NOT_YET] = [uuid("b3000000", 1), uuid("b3000000", 2)];
-const [ROUNDS, FINISHED, SAILING_TO_START, SECOND_LAP] = [uuid("d3000000", 1), uuid("d3000000", 2), uuid("d3000000", 3), uuid("d3000000", 4)];
+const [ROUNDS, FINISHED, SAILING_TO_START, SECOND_LAP] = [
+  uuid("d3000000", 1),
+  uuid("d3000000", 2),
+  uuid("d3000000", 3),
+  uuid("d3000000", 4),
+];
 const MARK: LatLon = { lat: 50.8, lon: -1.3 };
 const at = (distanceM: number) => destinationPoint(MARK, 0, distanceM);
 /** A boat entering the windward mark's 50 m circle at `atMs`, from outside. */
@@ -30,11 +35,25 @@ const course = (gunMs: number) => [
     version: 1,
     appliedFromUtc: iso(gunMs - 10 * MINUTE),
     steps: [
-      { kind: "start" as const, label: "Start", marks: [{ key: "pin", ...destinationPoint(MARK, 180, 2000) }, { key: "rc", ...destinationPoint(MARK, 175, 2000) }] },
+      {
+        kind: "start" as const,
+        label: "Start",
+        marks: [
+          { key: "pin", ...destinationPoint(MARK, 180, 2000) },
+          { key: "rc", ...destinationPoint(MARK, 175, 2000) },
+        ],
+      },
       { kind: "mark" as const, label: "Windward 1", marks: [{ key: "windward", ...MARK }] },
       { kind: "mark" as const, label: "Leeward", marks: [{ key: "leeward", ...destinationPoint(MARK, 180, 1500) }] },
       { kind: "mark" as const, label: "Windward 2", marks: [{ key: "windward", ...MARK }] },
-      { kind: "finish" as const, label: "Finish", marks: [{ key: "f1", ...destinationPoint(MARK, 180, 2100) }, { key: "f2", ...destinationPoint(MARK, 175, 2100) }] },
+      {
+        kind: "finish" as const,
+        label: "Finish",
+        marks: [
+          { key: "f1", ...destinationPoint(MARK, 180, 2100) },
+          { key: "f2", ...destinationPoint(MARK, 175, 2100) },
+        ],
+      },
     ],
   },
 ];
@@ -49,7 +68,12 @@ beforeAll(async () => {
   scenario.events = [
     sharedEvent(EVENT, CLUB, {
       delaySeconds: 0,
-      entries: [entry(ROUNDS, "GBR 1", "Rounds"), entry(FINISHED, "GBR 2", "Finished"), entry(SAILING_TO_START, "GBR 3", "Early"), entry(SECOND_LAP, "GBR 4", "Lapping")],
+      entries: [
+        entry(ROUNDS, "GBR 1", "Rounds"),
+        entry(FINISHED, "GBR 2", "Finished"),
+        entry(SAILING_TO_START, "GBR 3", "Early"),
+        entry(SECOND_LAP, "GBR 4", "Lapping"),
+      ],
       races: [
         {
           id: RACE,
@@ -74,7 +98,11 @@ beforeAll(async () => {
                 entering(ROUNDS, NOW - 4 * MINUTE),
                 entering(FINISHED, NOW - 4 * MINUTE),
                 // Round the windward mark 25 minutes ago (lap 1), away, and back now (lap 2).
-                track(SECOND_LAP, [...entering(SECOND_LAP, NOW - 25 * MINUTE).t.map((t, i) => ({ t, ...at([70, 60, 20, 15][i]!) })), { t: NOW - 24 * MINUTE, ...at(900) }, ...entering(SECOND_LAP, NOW - 3 * MINUTE).t.map((t, i) => ({ t, ...at([70, 60, 20, 15][i]!) }))]),
+                track(SECOND_LAP, [
+                  ...entering(SECOND_LAP, NOW - 25 * MINUTE).t.map((t, i) => ({ t, ...at([70, 60, 20, 15][i]!) })),
+                  { t: NOW - 24 * MINUTE, ...at(900) },
+                  ...entering(SECOND_LAP, NOW - 3 * MINUTE).t.map((t, i) => ({ t, ...at([70, 60, 20, 15][i]!) })),
+                ]),
               ],
             },
             {
@@ -112,7 +140,9 @@ async function insights(): Promise<InsightsJson> {
 describe("insights and the capture window", () => {
   it("report a rounding inside the window, none by a boat that had finished or whose gun is still to come", async () => {
     const body = await insights();
-    const roundings = body.insights.filter((insight) => insight.kind === "markRounding").map((insight) => [insight.boats[0]!.entryId, insight.markLabel]);
+    const roundings = body.insights
+      .filter((insight) => insight.kind === "markRounding")
+      .map((insight) => [insight.boats[0]!.entryId, insight.markLabel]);
     // One windward mark serves two steps: each rounding names the step its boat is on.
     expect(roundings).toEqual([
       [SECOND_LAP, "Windward 2"],

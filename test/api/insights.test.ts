@@ -42,17 +42,51 @@ function eventfulRace(raceId: string, groupId: string, isLive = true) {
             version: 1,
             appliedFromUtc: iso(GUN - 10 * MINUTE),
             steps: [
-              { kind: "start" as const, marks: [{ key: "pin", ...MARK }, { key: "boat", lat: MARK.lat, lon: MARK.lon + 0.002 }] },
+              {
+                kind: "start" as const,
+                marks: [
+                  { key: "pin", ...MARK },
+                  { key: "boat", lat: MARK.lat, lon: MARK.lon + 0.002 },
+                ],
+              },
               { kind: "mark" as const, label: "Windward", marks: [{ key: "W", lat: MARK.lat + 0.02, lon: MARK.lon }] },
             ],
           },
         ],
         liveOrder: [
           // An old lead change (18 minutes ago) that must not be shown.
-          { asOfUtc: iso(NOW - 19 * MINUTE), rows: [{ entryId: C, rank: 1 }, { entryId: A, rank: 2 }, { entryId: B, rank: 3 }] },
-          { asOfUtc: iso(NOW - 18 * MINUTE), rows: [{ entryId: A, rank: 1 }, { entryId: C, rank: 2 }, { entryId: B, rank: 3 }] },
-          { asOfUtc: iso(NOW - 4 * MINUTE), rows: [{ entryId: A, rank: 1 }, { entryId: B, rank: 2 }, { entryId: C, rank: 3 }] },
-          { asOfUtc: iso(NOW - 2 * MINUTE), rows: [{ entryId: B, rank: 1 }, { entryId: A, rank: 2 }, { entryId: C, rank: 3 }] },
+          {
+            asOfUtc: iso(NOW - 19 * MINUTE),
+            rows: [
+              { entryId: C, rank: 1 },
+              { entryId: A, rank: 2 },
+              { entryId: B, rank: 3 },
+            ],
+          },
+          {
+            asOfUtc: iso(NOW - 18 * MINUTE),
+            rows: [
+              { entryId: A, rank: 1 },
+              { entryId: C, rank: 2 },
+              { entryId: B, rank: 3 },
+            ],
+          },
+          {
+            asOfUtc: iso(NOW - 4 * MINUTE),
+            rows: [
+              { entryId: A, rank: 1 },
+              { entryId: B, rank: 2 },
+              { entryId: C, rank: 3 },
+            ],
+          },
+          {
+            asOfUtc: iso(NOW - 2 * MINUTE),
+            rows: [
+              { entryId: B, rank: 1 },
+              { entryId: A, rank: 2 },
+              { entryId: C, rank: 3 },
+            ],
+          },
         ],
         wind: [
           { measuredAtUtc: iso(NOW - 8 * MINUTE), twd: 200, tws: 10 },
@@ -79,7 +113,11 @@ function eventfulRace(raceId: string, groupId: string, isLive = true) {
 function gustyRace() {
   const race = eventfulRace(GUSTY_RACE, uuid("c2000000", 6));
   race.raceNo = 6;
-  race.startGroups[0]!.wind = Array.from({ length: 45 }, (_, i) => ({ measuredAtUtc: iso(NOW - 14.9 * MINUTE + i * 20_000), twd: i % 2 === 0 ? 200 : 220, tws: 10 }));
+  race.startGroups[0]!.wind = Array.from({ length: 45 }, (_, i) => ({
+    measuredAtUtc: iso(NOW - 14.9 * MINUTE + i * 20_000),
+    twd: i % 2 === 0 ? 200 : 220,
+    tws: 10,
+  }));
   return race;
 }
 
@@ -104,7 +142,9 @@ function scenario(): Scenario {
     }),
   ];
   // The delayed event's race: the same story, its entries renamed.
-  const delayed = JSON.parse(JSON.stringify(eventfulRace(DELAYED_RACE, uuid("c2000000", 2))).replaceAll("b1000000", "b2000000")) as ReturnType<typeof eventfulRace>;
+  const delayed = JSON.parse(
+    JSON.stringify(eventfulRace(DELAYED_RACE, uuid("c2000000", 2))).replaceAll("b1000000", "b2000000"),
+  ) as ReturnType<typeof eventfulRace>;
   s.events[1]!.races.push(delayed);
   return s;
 }
@@ -151,7 +191,10 @@ afterAll(async () => {
 });
 
 async function insights(target: Api, raceId: string, lang?: string): Promise<{ body: InsightsJson; response: Response }> {
-  const response = await fetch(`${target.url}/api/v1/races/${raceId}/live/insights${lang === undefined ? "" : `?lang=${encodeURIComponent(lang)}`}`, { headers: bearer(token) });
+  const response = await fetch(
+    `${target.url}/api/v1/races/${raceId}/live/insights${lang === undefined ? "" : `?lang=${encodeURIComponent(lang)}`}`,
+    { headers: bearer(token) },
+  );
   expect(response.status).toBe(200);
   return { body: (await response.json()) as InsightsJson, response };
 }
@@ -168,15 +211,17 @@ describe("a live race's insights", () => {
     expect(Date.parse(first.dataAsOf)).toBe(Date.parse(first.generatedAtUtc!));
     const times = first.insights.map((i) => Date.parse(i.atUtc));
     expect(times).toEqual([...times].sort((a, b) => b - a));
-    const kinds = first.insights.map((i) => [i.kind, i.atUtc]).sort(([, a], [, b]) => b!.localeCompare(a!) );
+    const kinds = first.insights.map((i) => [i.kind, i.atUtc]).sort(([, a], [, b]) => b!.localeCompare(a!));
     // B went from 3rd (the reading before the window) to 1st: a lead change and a gain of 2 places.
-    expect(kinds).toEqual(expect.arrayContaining([
-      ["finish", iso(NOW - MINUTE)],
-      ["leadChange", iso(NOW - 2 * MINUTE)],
-      ["gain", iso(NOW - 2 * MINUTE)],
-      ["windShift", iso(NOW - 3 * MINUTE)],
-      ["markRounding", iso(NOW - 5 * MINUTE)],
-    ]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ["finish", iso(NOW - MINUTE)],
+        ["leadChange", iso(NOW - 2 * MINUTE)],
+        ["gain", iso(NOW - 2 * MINUTE)],
+        ["windShift", iso(NOW - 3 * MINUTE)],
+        ["markRounding", iso(NOW - 5 * MINUTE)],
+      ]),
+    );
     expect(kinds).toHaveLength(5);
   });
 
@@ -224,7 +269,8 @@ describe("a live race's insights", () => {
     expect(german.lang).toBe("de");
     expect(german.insights.map((i) => i.id)).toEqual(first.insights.map((i) => i.id));
     expect(german.insights.map((i) => i.text)).not.toEqual(first.insights.map((i) => i.text));
-    for (const lang of ["xx", "", "pt-BR", "no", "de_DE", "de.UTF-8", " de", "x".repeat(5000)]) expect((await insights(api, LIVE_RACE, lang)).body.lang).toBe("en");
+    for (const lang of ["xx", "", "pt-BR", "no", "de_DE", "de.UTF-8", " de", "x".repeat(5000)])
+      expect((await insights(api, LIVE_RACE, lang)).body.lang).toBe("en");
   });
 
   it("never answer 400 for lang, even repeated: the first one counts", async () => {
@@ -242,7 +288,12 @@ describe("a live race's insights", () => {
   });
 
   it("answer the same over Connect", async () => {
-    const response = await connectCall(api.url, "racing.v1.LiveInsightsService/GetLiveInsights", { raceId: LIVE_RACE, lang: "en" }, bearer(token));
+    const response = await connectCall(
+      api.url,
+      "racing.v1.LiveInsightsService/GetLiveInsights",
+      { raceId: LIVE_RACE, lang: "en" },
+      bearer(token),
+    );
     const body = (await response.json()) as { insights: Array<{ id: string; kind: string }> };
     expect(body.insights.map((i) => i.id)).toEqual(first.insights.map((i) => i.id));
     expect(body.insights[0]!.kind).toBe("INSIGHT_KIND_FINISH");
@@ -286,8 +337,12 @@ describe("model phrasing through a chat-completions server", () => {
   beforeAll(async () => {
     // A model that answers one sentence per requested fact, naming its boats by sail number.
     good = await startChatCompletionsServer((request) => {
-      const { facts } = JSON.parse(request.body!.messages!.find((m) => m.role === "user")!.content) as { facts: Array<{ id: string; kind: string; boats: Array<{ sailNumber: string }> }> };
-      const lines = Object.fromEntries(facts.map((f) => [f.id, `Model says: ${f.kind} for ${f.boats.map((b) => b.sailNumber).join(" and ") || "the fleet"}.`]));
+      const { facts } = JSON.parse(request.body!.messages!.find((m) => m.role === "user")!.content) as {
+        facts: Array<{ id: string; kind: string; boats: Array<{ sailNumber: string }> }>;
+      };
+      const lines = Object.fromEntries(
+        facts.map((f) => [f.id, `Model says: ${f.kind} for ${f.boats.map((b) => b.sailNumber).join(" and ") || "the fleet"}.`]),
+      );
       return { content: JSON.stringify(lines) };
     });
     broken = await startChatCompletionsServer(() => ({ status: 500, body: "overloaded" }));

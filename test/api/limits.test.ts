@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const call = (target: Api, token: string, headers: Record<string, string> = {}) => fetch(`${target.url}/api/v1/events`, { headers: { ...bearer(token), ...headers } });
+const call = (target: Api, token: string, headers: Record<string, string> = {}) =>
+  fetch(`${target.url}/api/v1/events`, { headers: { ...bearer(token), ...headers } });
 
 describe("the general bucket", () => {
   it("allows 60 calls a minute with RateLimit headers counting down, then answers 429 with Retry-After: 60", async () => {

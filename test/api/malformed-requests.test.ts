@@ -49,12 +49,19 @@ async function expectProblem(response: Response, code: string, status: number): 
 const BAD_ENCODINGS = ["%", "%zz", "%ZZ", "%C0%AF", "%ED%A0%80", "a%2", `${RACE.slice(0, 35)}%`];
 
 describe("a malformed percent-encoding in a path id", () => {
-  const races = (id: string) => [`/races/${id}/live`, `/races/${id}/live/insights`, `/races/${id}/track?since=2026-01-01T00:00:00Z`, `/races/${id}/results`];
+  const races = (id: string) => [
+    `/races/${id}/live`,
+    `/races/${id}/live/insights`,
+    `/races/${id}/track?since=2026-01-01T00:00:00Z`,
+    `/races/${id}/results`,
+  ];
   const events = (id: string) => [`/events/${id}/live`, `/events/${id}/results`];
 
   it.each(BAD_ENCODINGS)("is an id that does not exist: %s answers 404 RACE_NOT_FOUND or EVENT_NOT_FOUND", async (id) => {
-    for (const path of races(id)) await expectProblem(await fetch(`${api.url}/api/v1${path}`, { headers: bearer(token) }), "RACE_NOT_FOUND", 404);
-    for (const path of events(id)) await expectProblem(await fetch(`${api.url}/api/v1${path}`, { headers: bearer(token) }), "EVENT_NOT_FOUND", 404);
+    for (const path of races(id))
+      await expectProblem(await fetch(`${api.url}/api/v1${path}`, { headers: bearer(token) }), "RACE_NOT_FOUND", 404);
+    for (const path of events(id))
+      await expectProblem(await fetch(`${api.url}/api/v1${path}`, { headers: bearer(token) }), "EVENT_NOT_FOUND", 404);
   });
 
   it("is checked after the token, like any other id", async () => {
@@ -62,7 +69,8 @@ describe("a malformed percent-encoding in a path id", () => {
   });
 
   it("in a path that is no route is API_ROUTE_NOT_FOUND", async () => {
-    for (const id of BAD_ENCODINGS) await expectProblem(await fetch(`${api.url}/api/v1/nothing/${id}`, { headers: bearer(token) }), "API_ROUTE_NOT_FOUND", 404);
+    for (const id of BAD_ENCODINGS)
+      await expectProblem(await fetch(`${api.url}/api/v1/nothing/${id}`, { headers: bearer(token) }), "API_ROUTE_NOT_FOUND", 404);
   });
 
   it("in the query names the parameter", async () => {
@@ -85,23 +93,41 @@ describe("the token endpoint, given what it cannot read", () => {
 
   it("answers a body over the size limit with 400 invalid_request", async () => {
     const huge = `${form}&pad=${"x".repeat(2 * 1024 * 1024)}`;
-    const response = await fetch(`${api.url}/api/v1/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: huge });
+    const response = await fetch(`${api.url}/api/v1/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: huge,
+    });
     await expectTokenError(response, 400, "invalid_request", "API_TOKEN_REQUEST_INVALID");
   });
 
-  it.each([";;;", "/", ";", "application/x-www-form-urlencoded/x", "\u00e9/x"])("answers Content-Type %j with 400 invalid_request", async (contentType) => {
-    const answer = await rawRequest(
-      api.url,
-      Buffer.from(`POST /api/v1/oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${form.length}\r\n\r\n${form}`, "latin1"),
-    );
-    expect(answer.status, answer.body).toBe(400);
-    expect(JSON.parse(answer.body)).toEqual({ error: "invalid_request", code: "API_TOKEN_REQUEST_INVALID" });
-  });
+  it.each([";;;", "/", ";", "application/x-www-form-urlencoded/x", "\u00e9/x"])(
+    "answers Content-Type %j with 400 invalid_request",
+    async (contentType) => {
+      const answer = await rawRequest(
+        api.url,
+        Buffer.from(
+          `POST /api/v1/oauth/token HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: ${contentType}\r\nContent-Length: ${form.length}\r\n\r\n${form}`,
+          "latin1",
+        ),
+      );
+      expect(answer.status, answer.body).toBe(400);
+      expect(JSON.parse(answer.body)).toEqual({ error: "invalid_request", code: "API_TOKEN_REQUEST_INVALID" });
+    },
+  );
 
   it("does not take an Authorization: Bearer header for client credentials", async () => {
-    const withForm = await fetch(`${api.url}/api/v1/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...bearer(token) }, body: form });
+    const withForm = await fetch(`${api.url}/api/v1/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...bearer(token) },
+      body: form,
+    });
     expect(withForm.status).toBe(200);
-    const alone = await fetch(`${api.url}/api/v1/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...bearer(token) }, body: "grant_type=client_credentials" });
+    const alone = await fetch(`${api.url}/api/v1/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...bearer(token) },
+      body: "grant_type=client_credentials",
+    });
     await expectTokenError(alone, 401, "invalid_client", "API_CLIENT_CREDENTIALS_INVALID");
   });
 });
@@ -109,12 +135,26 @@ describe("the token endpoint, given what it cannot read", () => {
 describe("requests the HTTP parser refuses", () => {
   const cases: Array<[string, string | Buffer, number, string]> = [
     ["a space in the path", "GET /api/v1/races/a b/live HTTP/1.1\r\nHost: x\r\n\r\n", 400, "API_REQUEST_MALFORMED"],
-    ["non-ASCII in the path", Buffer.concat([Buffer.from("GET /api/v1/races/"), Buffer.from("\u00e9\u00e8", "utf8"), Buffer.from("/live HTTP/1.1\r\nHost: x\r\n\r\n")]), 400, "API_REQUEST_MALFORMED"],
+    [
+      "non-ASCII in the path",
+      Buffer.concat([
+        Buffer.from("GET /api/v1/races/"),
+        Buffer.from("\u00e9\u00e8", "utf8"),
+        Buffer.from("/live HTTP/1.1\r\nHost: x\r\n\r\n"),
+      ]),
+      400,
+      "API_REQUEST_MALFORMED",
+    ],
     ["a control character in the path", "GET /api/v1/races/\x01/live HTTP/1.1\r\nHost: x\r\n\r\n", 400, "API_REQUEST_MALFORMED"],
     ["an unknown method", "FROB /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n", 400, "API_REQUEST_MALFORMED"],
     ["a broken header line", "GET /api/v1/events HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400, "API_REQUEST_MALFORMED"],
     ["no Host header", "GET /api/v1/events HTTP/1.1\r\n\r\n", 400, "API_REQUEST_MALFORMED"],
-    ["headers over the limit", `GET /api/v1/events HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20 * 1024)}\r\n\r\n`, 431, "API_REQUEST_HEADERS_TOO_LARGE"],
+    [
+      "headers over the limit",
+      `GET /api/v1/events HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20 * 1024)}\r\n\r\n`,
+      431,
+      "API_REQUEST_HEADERS_TOO_LARGE",
+    ],
     ["an unsupported HTTP version", "GET /api/v1/events HTTP/9.9\r\nHost: x\r\n\r\n", 400, "API_REQUEST_MALFORMED"],
   ];
   it.each(cases)("answers %s with problem+json", async (_name, request, status, code) => {
@@ -145,14 +185,23 @@ describe("RPC bodies that do not decode", () => {
   it("Connect: bad protobuf, bad JSON, JSON that is not UTF-8 and garbage compressed with br answer invalid_argument", async () => {
     for (const body of BAD_PROTO) await expectInvalidArgument(await post("application/proto", body), body);
     for (const body of ["{", '{"raceId": 5}', "[]", '""', "{}}"]) await expectInvalidArgument(await post("application/json", body), body);
-    await expectInvalidArgument(await post("application/json", Buffer.from([0x7b, 0x22, 0x72, 0x61, 0x63, 0x65, 0x49, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])));
+    await expectInvalidArgument(
+      await post(
+        "application/json",
+        Buffer.from([0x7b, 0x22, 0x72, 0x61, 0x63, 0x65, 0x49, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      ),
+    );
     await expectInvalidArgument(await post("application/proto", Buffer.from("not brotli at all"), { "content-encoding": "br" }));
     await expectInvalidArgument(await post("application/json", Buffer.from("not gzip at all"), { "content-encoding": "gzip" }));
   });
 
   it("Connect streams: a bad message ends the stream with invalid_argument", async () => {
     for (const body of BAD_PROTO) {
-      const response = await fetch(`${api.url}/racing.v1.RaceLiveService/WatchRaceLive`, { method: "POST", headers: { "content-type": "application/connect+proto", ...bearer(token) }, body: envelope(body) });
+      const response = await fetch(`${api.url}/racing.v1.RaceLiveService/WatchRaceLive`, {
+        method: "POST",
+        headers: { "content-type": "application/connect+proto", ...bearer(token) },
+        body: envelope(body),
+      });
       const bytes = Buffer.from(await response.arrayBuffer());
       expect(bytes[0]).toBe(0x02);
       const end = JSON.parse(bytes.subarray(5).toString("utf8")) as { error: { code: string; message: string } };
@@ -163,9 +212,16 @@ describe("RPC bodies that do not decode", () => {
 
   it("gRPC-Web: a bad message answers grpc-status 3 (INVALID_ARGUMENT)", async () => {
     for (const body of BAD_PROTO) {
-      const response = await fetch(`${api.url}/${GET_RACE_LIVE}`, { method: "POST", headers: { "content-type": "application/grpc-web+proto", ...bearer(token) }, body: envelope(body) });
+      const response = await fetch(`${api.url}/${GET_RACE_LIVE}`, {
+        method: "POST",
+        headers: { "content-type": "application/grpc-web+proto", ...bearer(token) },
+        body: envelope(body),
+      });
       const bytes = Buffer.from(await response.arrayBuffer());
-      const trailer = response.headers.get("grpc-status") !== null ? `grpc-status:${response.headers.get("grpc-status")}\r\ngrpc-message:${response.headers.get("grpc-message") ?? ""}` : bytes.subarray(5).toString("utf8");
+      const trailer =
+        response.headers.get("grpc-status") !== null
+          ? `grpc-status:${response.headers.get("grpc-status")}\r\ngrpc-message:${response.headers.get("grpc-message") ?? ""}`
+          : bytes.subarray(5).toString("utf8");
       expect(trailer).toMatch(/grpc-status: ?3\b/);
       expect(decodeURIComponent(/grpc-message: ?([^\r\n]*)/.exec(trailer)?.[1] ?? "")).not.toMatch(INTERNALS);
     }
@@ -177,7 +233,10 @@ describe("RPC bodies that do not decode", () => {
       expect(answer.grpcStatus).toBe("3");
       expect(answer.grpcMessage).not.toMatch(INTERNALS);
     }
-    const compressed = await rawGrpcCall(api.grpcUrl, GET_RACE_LIVE, envelope(Buffer.from("not gzip"), 1), { ...bearer(token), "grpc-encoding": "gzip" });
+    const compressed = await rawGrpcCall(api.grpcUrl, GET_RACE_LIVE, envelope(Buffer.from("not gzip"), 1), {
+      ...bearer(token),
+      "grpc-encoding": "gzip",
+    });
     expect(compressed.grpcStatus).toBe("3");
   });
 });
@@ -190,7 +249,9 @@ describe("a client that aborts its request body", () => {
         const { hostname, port } = new URL(api.url);
         import("node:net").then(({ connect }) => {
           const socket = connect(Number(port), hostname, () => {
-            socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=`);
+            socket.write(
+              `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=`,
+            );
             setTimeout(() => {
               socket.destroy();
               resolve();
@@ -213,7 +274,11 @@ describe("HEAD on the streams", () => {
     expect(missing.status).toBe(401);
     expect(missing.headers.get("content-type")).toBe("application/problem+json");
     expect(await missing.text()).toBe("");
-    const unknown = await fetch(`${api.url}/api/v1/races/${EVENT}/live/stream`, { method: "HEAD", headers: bearer(token), signal: AbortSignal.timeout(5000) });
+    const unknown = await fetch(`${api.url}/api/v1/races/${EVENT}/live/stream`, {
+      method: "HEAD",
+      headers: bearer(token),
+      signal: AbortSignal.timeout(5000),
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toBe("");
   });
@@ -223,7 +288,12 @@ describe("HEAD on the streams", () => {
       const held: RawAnswer[] = [];
       for (let i = 0; i < STREAMS_PER_CLIENT * 3; i++) {
         // Each on a connection of its own, kept open: the request alone must let the slot go.
-        const answer = await rawRequest(api.url, `HEAD /api/v1/races/${RACE}${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`, 5000, true);
+        const answer = await rawRequest(
+          api.url,
+          `HEAD /api/v1/races/${RACE}${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+          5000,
+          true,
+        );
         held.push(answer);
         expect(answer.status).toBe(200);
         expect(answer.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
@@ -244,8 +314,4 @@ describe("HEAD on the streams", () => {
       }
     });
   }
-
 });
-
-
-

@@ -44,7 +44,12 @@ async function discover(): Promise<oauth.AuthorizationServer> {
   return oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, { algorithm: "oauth2", ...INSECURE }));
 }
 
-async function clientCredentials(as: oauth.AuthorizationServer, clientId: string, auth: oauth.ClientAuth, scope: string): Promise<oauth.TokenEndpointResponse> {
+async function clientCredentials(
+  as: oauth.AuthorizationServer,
+  clientId: string,
+  auth: oauth.ClientAuth,
+  scope: string,
+): Promise<oauth.TokenEndpointResponse> {
   const client: oauth.Client = { client_id: clientId };
   const response = await oauth.clientCredentialsGrantRequest(as, client, auth, { scope }, INSECURE);
   return oauth.processClientCredentialsResponse(as, client, response);
@@ -117,13 +122,20 @@ describe("an OAuth library configured from the metadata", () => {
   });
 
   it("gets a token with client_secret_post", async () => {
-    const tokens = await clientCredentials(await discover(), "trackingOnly", oauth.ClientSecretPost(secretOf("trackingOnly")), "tracking:read");
+    const tokens = await clientCredentials(
+      await discover(),
+      "trackingOnly",
+      oauth.ClientSecretPost(secretOf("trackingOnly")),
+      "tracking:read",
+    );
     expect(tokens.scope).toBe("tracking:read");
   });
 
   it("is refused a token for a wrong secret, as RFC 6749 says", async () => {
     const as = await discover();
-    const failed = await clientCredentials(as, "overlay", oauth.ClientSecretBasic("not-the-secret"), "tracking:read").catch((error: unknown) => error);
+    const failed = await clientCredentials(as, "overlay", oauth.ClientSecretBasic("not-the-secret"), "tracking:read").catch(
+      (error: unknown) => error,
+    );
     // A 401 with a Basic challenge, which the library reports as such.
     expect(failed).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
     const challenge = failed as oauth.WWWAuthenticateChallengeError;
@@ -143,7 +155,9 @@ describe("an OAuth library configured from the metadata", () => {
     const as = await discover();
     const { access_token: token } = await clientCredentials(as, "overlay", oauth.ClientSecretBasic(secretOf("overlay")), "tracking:read");
     const [header, payload, signature] = token.split(".");
-    const widened = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), scope: "tracking:read results:read" })).toString("base64url");
+    const widened = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), scope: "tracking:read results:read" }),
+    ).toString("base64url");
     await expect(verify(as, `${header}.${widened}.${signature}`)).rejects.toThrow();
 
     // Same claims and kid, another key: the set decides, not the token.
@@ -218,7 +232,12 @@ describe("the public port", () => {
       const response = await fetch(`${issuer}${path}`);
       expect(response.status, path).toBe(404);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
-      expect(await response.json()).toEqual({ type: `${issuer}/docs/errors#API_ROUTE_NOT_FOUND`, status: 404, code: "API_ROUTE_NOT_FOUND", traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(await response.json()).toEqual({
+        type: `${issuer}/docs/errors#API_ROUTE_NOT_FOUND`,
+        status: 404,
+        code: "API_ROUTE_NOT_FOUND",
+        traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      });
     }
   });
 });

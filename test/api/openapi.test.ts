@@ -59,7 +59,11 @@ beforeAll(async () => {
   const scenario = eventScenario();
   // A race live now, for live, insights and track answers full of values.
   const now = Date.now();
-  const simulated = sliceScenario(simulateScenario({ seed: "openapi", gunMs: now - 22 * MINUTE, startGroups: 1, boatsPerGroup: 6, laps: 1, legLengthM: 700 }), null, now);
+  const simulated = sliceScenario(
+    simulateScenario({ seed: "openapi", gunMs: now - 22 * MINUTE, startGroups: 1, boatsPerGroup: 6, laps: 1, legLengthM: 700 }),
+    null,
+    now,
+  );
   const live = simulated.events[0]!;
   scenario.events.push({ ...live, clubId: CLUB });
   liveRace = live.races[0]!.id;
@@ -160,7 +164,11 @@ describe("the document", () => {
       "/api/v1/scopes",
     ]);
     expect(document).toMatchObject({
-      components: { securitySchemes: { oauth2: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${api.runtime.publicBaseUrl}/api/v1/oauth/token` } } } } },
+      components: {
+        securitySchemes: {
+          oauth2: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${api.runtime.publicBaseUrl}/api/v1/oauth/token` } } },
+        },
+      },
     });
   });
 
@@ -222,7 +230,10 @@ describe("live answers match the document", () => {
 
   it("GET /races/{raceId}/live/stream and /live/insights/stream: 200 with events holding the documented data, 404", async () => {
     await expectStreamConforms(`${api.url}/api/v1/races/${liveRace}/live/stream`, "/api/v1/races/{raceId}/live/stream");
-    await expectStreamConforms(`${api.url}/api/v1/races/${liveRace}/live/insights/stream?lang=fr`, "/api/v1/races/{raceId}/live/insights/stream");
+    await expectStreamConforms(
+      `${api.url}/api/v1/races/${liveRace}/live/insights/stream?lang=fr`,
+      "/api/v1/races/{raceId}/live/insights/stream",
+    );
     await expectConforms(await get(`/api/v1/races/${UNKNOWN}/live/stream`), "get", "/api/v1/races/{raceId}/live/stream");
   });
 
@@ -239,7 +250,11 @@ describe("live answers match the document", () => {
 
   it("GET /races/{raceId}/results: 200 and 403 without results:read", async () => {
     await expectConforms(await get(`/api/v1/races/${RACE_1}/results`), "get", "/api/v1/races/{raceId}/results");
-    await expectConforms(await get(`/api/v1/races/${RACE_1}/results`, bearer(await tokenFor(api.url, "trackingOnly"))), "get", "/api/v1/races/{raceId}/results");
+    await expectConforms(
+      await get(`/api/v1/races/${RACE_1}/results`, bearer(await tokenFor(api.url, "trackingOnly"))),
+      "get",
+      "/api/v1/races/{raceId}/results",
+    );
   });
 
   it("GET /scopes: 200", async () => {
@@ -260,7 +275,9 @@ describe("live answers match the document", () => {
 
 describe("coverage", () => {
   it("checked a success of every operation of the document, and the errors above", () => {
-    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     const withoutSuccess = operations.filter((operation) => !checked.has(`${operation} 200`));
     expect(withoutSuccess).toEqual([]);
     const statuses = new Set([...checked].map((entry) => entry.split(" ").at(-1)));

@@ -53,8 +53,20 @@ function delayedRace(): Scenario {
                 { measuredAtUtc: iso(now - 60 * SECOND), twd: 200, tws: 14 },
               ],
               liveOrder: [
-                { asOfUtc: iso(now - 200 * SECOND), rows: [{ entryId: D[1], rank: 1 }, { entryId: D[0], rank: 2 }] },
-                { asOfUtc: iso(now - 60 * SECOND), rows: [{ entryId: D[0], rank: 1 }, { entryId: D[1], rank: 2 }] },
+                {
+                  asOfUtc: iso(now - 200 * SECOND),
+                  rows: [
+                    { entryId: D[1], rank: 1 },
+                    { entryId: D[0], rank: 2 },
+                  ],
+                },
+                {
+                  asOfUtc: iso(now - 60 * SECOND),
+                  rows: [
+                    { entryId: D[0], rank: 1 },
+                    { entryId: D[1], rank: 2 },
+                  ],
+                },
               ],
               finishes: [
                 // D0 finished a minute ago: not yet for a viewer two minutes behind.
@@ -81,7 +93,12 @@ function delayedRace(): Scenario {
               startTimeUtc: iso(now - 60 * SECOND),
               entryIds: [D[2]],
               // Inside the capture window (from gun - 5 min) and before dataAsOf: shown before the start.
-              tracks: [track(D[2], [{ t: now - 200 * SECOND, lat: 52.7, lon: 4.7 }, { t: now - 30 * SECOND, lat: 52.8, lon: 4.8 }])],
+              tracks: [
+                track(D[2], [
+                  { t: now - 200 * SECOND, lat: 52.7, lon: 4.7 },
+                  { t: now - 30 * SECOND, lat: 52.8, lon: 4.8 },
+                ]),
+              ],
             },
           ],
         },
@@ -128,12 +145,37 @@ describe("an event with delaySeconds 120", () => {
         wind: { twd: 180, tws: 10, measuredAtUtc: iso(now - 200 * SECOND) },
         boats: [
           // NED 1 finished (150 s ago, visible): its window ends there.
-          { entryId: D[1], sailNumber: "NED 1", boatName: "Utrecht", lat: 52.5, lon: 4.5, sogKn: null, cogDeg: null, fixTimeUtc: iso(now - 300 * SECOND) },
+          {
+            entryId: D[1],
+            sailNumber: "NED 1",
+            boatName: "Utrecht",
+            lat: 52.5,
+            lon: 4.5,
+            sogKn: null,
+            cogDeg: null,
+            fixTimeUtc: iso(now - 300 * SECOND),
+          },
           // NED 2's finish is not visible yet: its newest fix at or before dataAsOf.
-          { entryId: D[0], sailNumber: "NED 2", boatName: "Delft", lat: 52.2, lon: 4.2, sogKn: null, cogDeg: null, fixTimeUtc: iso(now - 130 * SECOND) },
+          {
+            entryId: D[0],
+            sailNumber: "NED 2",
+            boatName: "Delft",
+            lat: 52.2,
+            lon: 4.2,
+            sogKn: null,
+            cogDeg: null,
+            fixTimeUtc: iso(now - 130 * SECOND),
+          },
         ],
         liveOrder: [
-          { entryId: D[1], rank: 1, elapsedSeconds: null, correctedSeconds: null, deltaSeconds: null, finishTimeUtc: iso(now - 150 * SECOND) },
+          {
+            entryId: D[1],
+            rank: 1,
+            elapsedSeconds: null,
+            correctedSeconds: null,
+            deltaSeconds: null,
+            finishTimeUtc: iso(now - 150 * SECOND),
+          },
           { entryId: D[0], rank: 2, elapsedSeconds: null, correctedSeconds: null, deltaSeconds: null, finishTimeUtc: null },
         ],
         liveOrderAsOf: iso(now - 200 * SECOND),
@@ -148,7 +190,18 @@ describe("an event with delaySeconds 120", () => {
         finishTimeUtc: null,
         courseVersion: 0,
         wind: null,
-        boats: [{ entryId: D[2], sailNumber: "NED 3", boatName: "Zwolle", lat: 52.7, lon: 4.7, sogKn: null, cogDeg: null, fixTimeUtc: iso(now - 200 * SECOND) }],
+        boats: [
+          {
+            entryId: D[2],
+            sailNumber: "NED 3",
+            boatName: "Zwolle",
+            lat: 52.7,
+            lon: 4.7,
+            sogKn: null,
+            cogDeg: null,
+            fixTimeUtc: iso(now - 200 * SECOND),
+          },
+        ],
         liveOrder: null,
         liveOrderAsOf: null,
         course: [],

@@ -8,12 +8,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool } from "../../src/store/pool.js";
 import { bearer, connectCall, connectError, startApi, tokenFor, useApi } from "../support/api.js";
 import { grpcClient } from "../support/grpc.js";
-import { connectLive, grpcLiveBytes, liveScenario, PRIVATE, RACE, RACE_NOT_LIVE, RACE_NO_READING, restLive } from "../support/race-scenarios.js";
+import {
+  connectLive,
+  grpcLiveBytes,
+  liveScenario,
+  PRIVATE,
+  RACE,
+  RACE_NOT_LIVE,
+  RACE_NO_READING,
+  restLive,
+} from "../support/race-scenarios.js";
 
 const api = useApi({ scenario: liveScenario, client: "overlay" });
 
 /** The raw bytes and headers of a GET, as sent (fetch would decompress). */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${api.url}${path}`, { headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -34,7 +46,9 @@ describe("validators", () => {
       const first = await restLive(api.url, api.token, RACE);
       const etag = first.headers.get("etag")!;
       expect(etag).toMatch(/^"[\w-]{27}(-gzip|-br)?"$/);
-      const answers = await Promise.all([etag, `W/${etag}`, `"other", ${etag}`].map((tag) => restLive(api.url, api.token, RACE, { "if-none-match": tag })));
+      const answers = await Promise.all(
+        [etag, `W/${etag}`, `"other", ${etag}`].map((tag) => restLive(api.url, api.token, RACE, { "if-none-match": tag })),
+      );
       // Within one shared read the body is the same bytes; a new read (every 2 s) is a new body.
       if (answers.some((a) => a.status === 200) && attempt < 5) continue;
       for (const again of answers) {
@@ -126,7 +140,11 @@ describe("a read model that does not answer in time", () => {
         expect(response.headers.get("x-data-as-of")).toBeNull();
         expect(await response.json()).toMatchObject({ status: 503, code: "API_UNAVAILABLE" });
       }
-      expect(await connectError(await connectLive(quick.url, api.token, RACE))).toMatchObject({ code: "unavailable", reason: "API_UNAVAILABLE", retryDelaySeconds: 30 });
+      expect(await connectError(await connectLive(quick.url, api.token, RACE))).toMatchObject({
+        code: "unavailable",
+        reason: "API_UNAVAILABLE",
+        retryDelaySeconds: 30,
+      });
     } finally {
       await locker.query("UNLOCK TABLES");
       locker.release();

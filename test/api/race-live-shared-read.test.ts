@@ -145,7 +145,14 @@ describe("the shared read", () => {
 describe("the reads of a shared read", () => {
   it("are index reads: a poll of a simulated 20-boat race touches a few hundred rows while the fixes table holds over ten thousand", async () => {
     const now = Date.now();
-    const race = simulateScenario({ seed: "index-reads", gunMs: now - 25 * MINUTE, startGroups: 2, boatsPerGroup: 10, laps: 1, legLengthM: 700 });
+    const race = simulateScenario({
+      seed: "index-reads",
+      gunMs: now - 25 * MINUTE,
+      startGroups: 2,
+      boatsPerGroup: 10,
+      laps: 1,
+      legLengthM: 700,
+    });
     const scenario = identityScenario();
     scenario.clubs = [];
     scenario.clients = [];
@@ -174,19 +181,23 @@ describe("the reads of a shared read", () => {
 describe("watch streams", () => {
   it("cost the database what one poller costs: 100 SSE subscribers and 10 gRPC watchers against one client polling twice a second", async () => {
     const window = 6000;
-    const poller = () => selectsDuring(async () => {
-      for (const until = Date.now() + window; Date.now() < until; await sleep(500)) await restLive(api.url, tokens[0]!, RACE);
-    });
-    const watchers = () => selectsDuring(async () => {
-      const streams = await Promise.all(Array.from({ length: 100 }, (_, i) => openSse(`${api.url}/api/v1/races/${RACE}/live/stream`, bearer(tokens[i % 2]!))));
-      const calls = Array.from({ length: 10 }, (_, i) => watchLive(client, tokens[i % 2]!, RACE));
-      expect(streams.every((stream) => stream.response.status === 200)).toBe(true);
-      await sleep(window);
-      const received = await Promise.all(streams.map((stream) => stream.nextEvent(100)));
-      expect(received.every((event) => event.event === "live")).toBe(true);
-      for (const stream of streams) stream.close();
-      for (const call of calls) call.cancel();
-    });
+    const poller = () =>
+      selectsDuring(async () => {
+        for (const until = Date.now() + window; Date.now() < until; await sleep(500)) await restLive(api.url, tokens[0]!, RACE);
+      });
+    const watchers = () =>
+      selectsDuring(async () => {
+        const streams = await Promise.all(
+          Array.from({ length: 100 }, (_, i) => openSse(`${api.url}/api/v1/races/${RACE}/live/stream`, bearer(tokens[i % 2]!))),
+        );
+        const calls = Array.from({ length: 10 }, (_, i) => watchLive(client, tokens[i % 2]!, RACE));
+        expect(streams.every((stream) => stream.response.status === 200)).toBe(true);
+        await sleep(window);
+        const received = await Promise.all(streams.map((stream) => stream.nextEvent(100)));
+        expect(received.every((event) => event.event === "live")).toBe(true);
+        for (const stream of streams) stream.close();
+        for (const call of calls) call.cancel();
+      });
     // At most one shared read per 2 s whoever asks (a read at each end of the window),
     // and a few guard re-reads of the two clients' state; a read per watcher would be
     // a hundred times that.

@@ -23,7 +23,15 @@ beforeAll(async () => {
   api = await startApi(db);
   token = await tokenFor(api.url, "overlay");
   importedAt = Date.now();
-  full = simulateScenario({ seed: "live-smoke", gunMs: importedAt - 22 * MINUTE, startGroups: 2, boatsPerGroup: 8, laps: 1, legLengthM: 700, delaySeconds: 30 });
+  full = simulateScenario({
+    seed: "live-smoke",
+    gunMs: importedAt - 22 * MINUTE,
+    startGroups: 2,
+    boatsPerGroup: 8,
+    laps: 1,
+    legLengthM: 700,
+    delaySeconds: 30,
+  });
   const now = sliceScenario(full, null, importedAt);
   const scenario = identityScenario();
   scenario.events = now.events.map((event) => ({ ...event, clubId: CLUB }));
@@ -52,7 +60,18 @@ function expectedGroups(asOf: number): Json[] {
         const until = Math.min(gun + 3 * 60 * MINUTE, finishOf(e.id) ?? Infinity);
         const i = track ? track.t.findLastIndex((t) => t >= gun - 5 * MINUTE && t <= until) : -1;
         if (!track || i < 0) return [];
-        return [{ entryId: e.id, sailNumber: e.sailNumber, boatName: e.boatName, lat: track.lat[i], lon: track.lon[i], sogKn: track.sogKn?.[i] ?? null, cogDeg: track.cogDeg?.[i] ?? null, fixTimeUtc: iso(track.t[i]!) }];
+        return [
+          {
+            entryId: e.id,
+            sailNumber: e.sailNumber,
+            boatName: e.boatName,
+            lat: track.lat[i],
+            lon: track.lon[i],
+            sogKn: track.sogKn?.[i] ?? null,
+            cogDeg: track.cogDeg?.[i] ?? null,
+            fixTimeUtc: iso(track.t[i]!),
+          },
+        ];
       })
       .sort((a, b) => compareSailNumbers(a.sailNumber, b.sailNumber));
     const reading = group.liveOrder?.at(-1);
@@ -68,7 +87,11 @@ function expectedGroups(asOf: number): Json[] {
       boats,
       liveOrder: reading
         ? [...reading.rows]
-            .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || compareSailNumbers(entries.get(a.entryId)!.sailNumber, entries.get(b.entryId)!.sailNumber))
+            .sort(
+              (a, b) =>
+                (a.rank ?? Infinity) - (b.rank ?? Infinity) ||
+                compareSailNumbers(entries.get(a.entryId)!.sailNumber, entries.get(b.entryId)!.sailNumber),
+            )
             .map((row) => {
               const finish = finishOf(row.entryId);
               return {
@@ -106,7 +129,11 @@ describe("a simulated race, live with a 30 s delay", () => {
     expect(entries.some((e) => e.approved === false) && entries.some((e) => e.hasPhone === false)).toBe(true);
     const simulated: StartGroup[] = full.events[0]!.races[0]!.startGroups;
     const recordedPastFinish = simulated.some((g) =>
-      (g.finishes ?? []).some((f) => Date.parse(f.finishTimeUtc) < asOf && g.tracks!.find((t) => t.entryId === f.entryId)!.t.some((t) => t > Date.parse(f.finishTimeUtc) && t <= asOf)),
+      (g.finishes ?? []).some(
+        (f) =>
+          Date.parse(f.finishTimeUtc) < asOf &&
+          g.tracks!.find((t) => t.entryId === f.entryId)!.t.some((t) => t > Date.parse(f.finishTimeUtc) && t <= asOf),
+      ),
     );
     expect(recordedPastFinish).toBe(true);
   });

@@ -10,7 +10,31 @@ import { grpcClient } from "../support/grpc.js";
 import { connectError, tokenFor, useApi } from "../support/api.js";
 import { restJson } from "../support/rest-json.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
-import { connectLive, connectLiveMessage, COURSE_V2, E, EVENT, FINISH_E2, GROUP_A, GROUP_B, GROUP_C, grpcLiveMessage, GUN_A, GUN_C, HIDDEN_RACES, HOUR, iso, liveScenario, MINUTE, NOW, RACE, RACE_NO_READING, RACE_NOT_LIVE, restLive, uuid } from "../support/race-scenarios.js";
+import {
+  connectLive,
+  connectLiveMessage,
+  COURSE_V2,
+  E,
+  EVENT,
+  FINISH_E2,
+  GROUP_A,
+  GROUP_B,
+  GROUP_C,
+  grpcLiveMessage,
+  GUN_A,
+  GUN_C,
+  HIDDEN_RACES,
+  HOUR,
+  iso,
+  liveScenario,
+  MINUTE,
+  NOW,
+  RACE,
+  RACE_NO_READING,
+  RACE_NOT_LIVE,
+  restLive,
+  uuid,
+} from "../support/race-scenarios.js";
 
 const api = useApi({ scenario: liveScenario, client: "overlay" });
 
@@ -47,9 +71,36 @@ describe("the race live object", () => {
           courseVersion: 2,
           wind: { twd: 5, tws: null, measuredAtUtc: iso(NOW - 5 * MINUTE) },
           boats: [
-            { entryId: E[6], sailNumber: "GBR 8", boatName: "Boundary", lat: 50.6, lon: -1.6, sogKn: 4, cogDeg: null, fixTimeUtc: iso(GUN_A - 5 * MINUTE) },
-            { entryId: E[2], sailNumber: "GBR 9", boatName: "Ninefold", lat: 50.79, lon: -1.28, sogKn: 6.25, cogDeg: 270, fixTimeUtc: iso(FINISH_E2) },
-            { entryId: E[1], sailNumber: "GBR 10", boatName: "Tenacious", lat: 50.8001, lon: -1.2999, sogKn: null, cogDeg: 45.5, fixTimeUtc: iso(NOW - MINUTE) },
+            {
+              entryId: E[6],
+              sailNumber: "GBR 8",
+              boatName: "Boundary",
+              lat: 50.6,
+              lon: -1.6,
+              sogKn: 4,
+              cogDeg: null,
+              fixTimeUtc: iso(GUN_A - 5 * MINUTE),
+            },
+            {
+              entryId: E[2],
+              sailNumber: "GBR 9",
+              boatName: "Ninefold",
+              lat: 50.79,
+              lon: -1.28,
+              sogKn: 6.25,
+              cogDeg: 270,
+              fixTimeUtc: iso(FINISH_E2),
+            },
+            {
+              entryId: E[1],
+              sailNumber: "GBR 10",
+              boatName: "Tenacious",
+              lat: 50.8001,
+              lon: -1.2999,
+              sogKn: null,
+              cogDeg: 45.5,
+              fixTimeUtc: iso(NOW - MINUTE),
+            },
           ],
           liveOrder: [
             { entryId: E[2], rank: 1, elapsedSeconds: 1200, correctedSeconds: 1300, deltaSeconds: 0, finishTimeUtc: iso(FINISH_E2) },
@@ -81,10 +132,38 @@ describe("the race live object", () => {
     // Key order, level by level, as the spec's tables list the fields.
     expect(Object.keys(body)).toEqual(["raceId", "eventId", "raceNo", "name", "isLive", "delaySeconds", "dataAsOf", "startGroups"]);
     const group = groupOf(body, 0);
-    expect(Object.keys(group)).toEqual(["startGroupId", "name", "state", "startTimeUtc", "finishTimeUtc", "courseVersion", "wind", "boats", "liveOrder", "liveOrderAsOf", "course"]);
+    expect(Object.keys(group)).toEqual([
+      "startGroupId",
+      "name",
+      "state",
+      "startTimeUtc",
+      "finishTimeUtc",
+      "courseVersion",
+      "wind",
+      "boats",
+      "liveOrder",
+      "liveOrderAsOf",
+      "course",
+    ]);
     expect(Object.keys(group.wind as Json)).toEqual(["twd", "tws", "measuredAtUtc"]);
-    expect(Object.keys((group.boats as Json[])[0]!)).toEqual(["entryId", "sailNumber", "boatName", "lat", "lon", "sogKn", "cogDeg", "fixTimeUtc"]);
-    expect(Object.keys((group.liveOrder as Json[])[0]!)).toEqual(["entryId", "rank", "elapsedSeconds", "correctedSeconds", "deltaSeconds", "finishTimeUtc"]);
+    expect(Object.keys((group.boats as Json[])[0]!)).toEqual([
+      "entryId",
+      "sailNumber",
+      "boatName",
+      "lat",
+      "lon",
+      "sogKn",
+      "cogDeg",
+      "fixTimeUtc",
+    ]);
+    expect(Object.keys((group.liveOrder as Json[])[0]!)).toEqual([
+      "entryId",
+      "rank",
+      "elapsedSeconds",
+      "correctedSeconds",
+      "deltaSeconds",
+      "finishTimeUtc",
+    ]);
 
     // dataAsOf is now (no delay), ISO 8601 UTC with milliseconds, and the header says the same.
     expect(body.dataAsOf).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -109,8 +188,26 @@ describe("the race live object", () => {
         wind: null,
         boats: [
           // Its own finish (gun + 2 h) closed GBR 9's window; GBR 10 never finished, so gun + 3 h closed it.
-          { entryId: E[2], sailNumber: "GBR 9", boatName: "Ninefold", lat: 51.5, lon: -2.5, sogKn: null, cogDeg: null, fixTimeUtc: iso(GUN_C + HOUR) },
-          { entryId: E[1], sailNumber: "GBR 10", boatName: "Tenacious", lat: 51.2, lon: -2.2, sogKn: null, cogDeg: null, fixTimeUtc: iso(GUN_C + 3 * HOUR) },
+          {
+            entryId: E[2],
+            sailNumber: "GBR 9",
+            boatName: "Ninefold",
+            lat: 51.5,
+            lon: -2.5,
+            sogKn: null,
+            cogDeg: null,
+            fixTimeUtc: iso(GUN_C + HOUR),
+          },
+          {
+            entryId: E[1],
+            sailNumber: "GBR 10",
+            boatName: "Tenacious",
+            lat: 51.2,
+            lon: -2.2,
+            sogKn: null,
+            cogDeg: null,
+            fixTimeUtc: iso(GUN_C + 3 * HOUR),
+          },
         ],
         liveOrder: null,
         liveOrderAsOf: null,
@@ -147,7 +244,11 @@ describe("the race live object", () => {
 describe("visibility", () => {
   const RACE_NOT_FOUND = { status: 404, code: "RACE_NOT_FOUND", connect: "not_found" };
 
-  async function expectRefused(raceId: string, clientId: string, refusal: { status: number; code: string; connect: string; params?: Record<string, string> }) {
+  async function expectRefused(
+    raceId: string,
+    clientId: string,
+    refusal: { status: number; code: string; connect: string; params?: Record<string, string> },
+  ) {
     const clientToken = await tokenFor(api.url, clientId);
     const rest = await restLive(api.url, clientToken, raceId);
     expect(rest.status).toBe(refusal.status);
@@ -180,7 +281,12 @@ describe("visibility", () => {
   });
 
   it("answers a token without tracking:read with API_SCOPE_MISSING", async () => {
-    await expectRefused(RACE, "eventsOnly", { status: 403, code: "API_SCOPE_MISSING", connect: "permission_denied", params: { scope: "tracking:read" } });
+    await expectRefused(RACE, "eventsOnly", {
+      status: 403,
+      code: "API_SCOPE_MISSING",
+      connect: "permission_denied",
+      params: { scope: "tracking:read" },
+    });
   });
 
   it("serves the co-hosting club", async () => {
@@ -196,7 +302,10 @@ describe("visibility", () => {
     expect(refused.status).toBe(404);
     expect(await refused.json()).toMatchObject({ code: "RACE_NOT_FOUND" });
     // Once more over Connect, right after the cached answer was served.
-    await Promise.all([live(RACE), connectError(await connectLive(api.url, otherToken, RACE)).then((e) => expect(e.reason).toBe("RACE_NOT_FOUND"))]);
+    await Promise.all([
+      live(RACE),
+      connectError(await connectLive(api.url, otherToken, RACE)).then((e) => expect(e.reason).toBe("RACE_NOT_FOUND")),
+    ]);
   });
 });
 
@@ -210,8 +319,14 @@ describe("the same answer on every surface", () => {
   it("over REST, Connect (JSON) and gRPC: field for field", async () => {
     // Asked together, the three land in one shared read; dataAsOf tells if one did not.
     for (let attempt = 1; ; attempt++) {
-      const [rest, connect, overGrpc] = await Promise.all([live(RACE), connectLiveMessage(api.url, api.token, RACE), grpcLiveMessage(client, api.token, RACE)]);
-      const asJson = (await Promise.all([connect, overGrpc].map((message) => restJson(RaceLiveService.method.getRaceLive, message)))) as Json[];
+      const [rest, connect, overGrpc] = await Promise.all([
+        live(RACE),
+        connectLiveMessage(api.url, api.token, RACE),
+        grpcLiveMessage(client, api.token, RACE),
+      ]);
+      const asJson = (await Promise.all(
+        [connect, overGrpc].map((message) => restJson(RaceLiveService.method.getRaceLive, message)),
+      )) as Json[];
       if (attempt < 5 && asJson.some((other) => other.dataAsOf !== rest.body.dataAsOf)) continue;
       expect(asJson[0]).toEqual(rest.body);
       expect(asJson[1]).toEqual(rest.body);

@@ -6,7 +6,20 @@ import * as grpc from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { GetRaceResultsRequestSchema, GetRaceResultsResponseSchema, ResultStatus } from "../../gen/racing/v1/results_pb.js";
 import { bearer, connectCall, connectError, tokenFor, useApi } from "../support/api.js";
-import { E, EMPTY_EVENT, EVENT, eventScenario, GROUP_1A, GROUP_2A, HIDDEN_EVENTS, HIDDEN_RACES, RACE_1, RACE_1_RESAIL, RACE_2, RACE_3 } from "../support/event-scenarios.js";
+import {
+  E,
+  EMPTY_EVENT,
+  EVENT,
+  eventScenario,
+  GROUP_1A,
+  GROUP_2A,
+  HIDDEN_EVENTS,
+  HIDDEN_RACES,
+  RACE_1,
+  RACE_1_RESAIL,
+  RACE_2,
+  RACE_3,
+} from "../support/event-scenarios.js";
 import { grpcClient, unary } from "../support/grpc.js";
 import { uuid } from "../support/race-scenarios.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
@@ -30,10 +43,46 @@ const RACE_1_RESULTS = {
       status: "final",
       publishedAtUtc: "2026-04-01T15:00:00.000Z",
       rows: [
-        { entryId: E[2], sailNumber: "GBR 9", boatName: "Ninefold", rank: 1, status: "OK", elapsedSeconds: 3500, correctedSeconds: 3400, points: 1 },
-        { entryId: E[1], sailNumber: "GBR 10", boatName: "Tenacious", rank: 2, status: "OK", elapsedSeconds: 3600.5, correctedSeconds: 3500.25, points: 2 },
-        { entryId: E[4], sailNumber: "GBR 11", boatName: "Eleven", rank: null, status: "DNS", elapsedSeconds: null, correctedSeconds: null, points: null },
-        { entryId: E[3], sailNumber: "GBR 100", boatName: "Centurion", rank: null, status: "DNF", elapsedSeconds: null, correctedSeconds: null, points: 5 },
+        {
+          entryId: E[2],
+          sailNumber: "GBR 9",
+          boatName: "Ninefold",
+          rank: 1,
+          status: "OK",
+          elapsedSeconds: 3500,
+          correctedSeconds: 3400,
+          points: 1,
+        },
+        {
+          entryId: E[1],
+          sailNumber: "GBR 10",
+          boatName: "Tenacious",
+          rank: 2,
+          status: "OK",
+          elapsedSeconds: 3600.5,
+          correctedSeconds: 3500.25,
+          points: 2,
+        },
+        {
+          entryId: E[4],
+          sailNumber: "GBR 11",
+          boatName: "Eleven",
+          rank: null,
+          status: "DNS",
+          elapsedSeconds: null,
+          correctedSeconds: null,
+          points: null,
+        },
+        {
+          entryId: E[3],
+          sailNumber: "GBR 100",
+          boatName: "Centurion",
+          rank: null,
+          status: "DNF",
+          elapsedSeconds: null,
+          correctedSeconds: null,
+          points: 5,
+        },
       ],
     },
     // Fleet B (abandoned, nothing published) is absent.
@@ -53,9 +102,36 @@ const RACE_2_RESULTS = {
       status: "provisional",
       publishedAtUtc: "2026-04-02T12:00:00.000Z",
       rows: [
-        { entryId: E[1], sailNumber: "GBR 10", boatName: "Tenacious", rank: 1, status: "OK", elapsedSeconds: 1800, correctedSeconds: 1750.5, points: 1 },
-        { entryId: E[2], sailNumber: "GBR 9", boatName: "Ninefold", rank: 2, status: "OK", elapsedSeconds: 2000, correctedSeconds: 1900, points: 2 },
-        { entryId: E[3], sailNumber: "GBR 100", boatName: "Centurion", rank: 2, status: "OK", elapsedSeconds: 2000, correctedSeconds: 1900, points: 2 },
+        {
+          entryId: E[1],
+          sailNumber: "GBR 10",
+          boatName: "Tenacious",
+          rank: 1,
+          status: "OK",
+          elapsedSeconds: 1800,
+          correctedSeconds: 1750.5,
+          points: 1,
+        },
+        {
+          entryId: E[2],
+          sailNumber: "GBR 9",
+          boatName: "Ninefold",
+          rank: 2,
+          status: "OK",
+          elapsedSeconds: 2000,
+          correctedSeconds: 1900,
+          points: 2,
+        },
+        {
+          entryId: E[3],
+          sailNumber: "GBR 100",
+          boatName: "Centurion",
+          rank: 2,
+          status: "OK",
+          elapsedSeconds: 2000,
+          correctedSeconds: 1900,
+          points: 2,
+        },
       ],
     },
   ],
@@ -80,7 +156,13 @@ describe("race results", () => {
   });
 
   it("gives an empty list for a race without published results", async () => {
-    expect(await (await get(`/races/${RACE_3}/results`)).json()).toEqual({ raceId: RACE_3, eventId: EVENT, raceNo: 3, name: "Race 3", startGroups: [] });
+    expect(await (await get(`/races/${RACE_3}/results`)).json()).toEqual({
+      raceId: RACE_3,
+      eventId: EVENT,
+      raceNo: 3,
+      name: "Race 3",
+      startGroups: [],
+    });
   });
 
   it("serves the co-hosting club, and a 304 for a matching ETag", async () => {
@@ -96,7 +178,14 @@ describe("race results", () => {
     try {
       const metadata = new grpc.Metadata();
       metadata.set("authorization", `Bearer ${api.token}`);
-      const message = await unary(client, "/racing.v1.ResultsService/GetRaceResults", GetRaceResultsRequestSchema, GetRaceResultsResponseSchema, { raceId: RACE_1 }, metadata);
+      const message = await unary(
+        client,
+        "/racing.v1.ResultsService/GetRaceResults",
+        GetRaceResultsRequestSchema,
+        GetRaceResultsResponseSchema,
+        { raceId: RACE_1 },
+        metadata,
+      );
       const group = message.raceResults?.startGroups[0];
       expect(group?.status).toBe(ResultStatus.FINAL);
       expect(group?.rows.map((row) => row.entryId)).toEqual([E[2], E[1], E[4], E[3]]);
@@ -139,7 +228,13 @@ describe("event results", () => {
 });
 
 describe("visibility and scope", () => {
-  async function expectRefused(path: string, rpc: string, body: object, clientId: string, refusal: { status: number; code: string; connect: string; params?: Record<string, string> }) {
+  async function expectRefused(
+    path: string,
+    rpc: string,
+    body: object,
+    clientId: string,
+    refusal: { status: number; code: string; connect: string; params?: Record<string, string> },
+  ) {
     const clientToken = await tokenFor(api.url, clientId);
     const rest = await get(path, clientToken);
     expect(rest.status).toBe(refusal.status);
@@ -154,7 +249,8 @@ describe("visibility and scope", () => {
     const error = await connectError(await connectCall(api.url, rpc, body, bearer(clientToken)));
     expect(error).toMatchObject({ code: refusal.connect, reason: refusal.code, metadata: refusal.params ?? {} });
   }
-  const eventResults = (eventId: string) => [`/events/${eventId}/results`, "racing.v1.ResultsService/GetEventResults", { eventId }] as const;
+  const eventResults = (eventId: string) =>
+    [`/events/${eventId}/results`, "racing.v1.ResultsService/GetEventResults", { eventId }] as const;
   const raceResults = (raceId: string) => [`/races/${raceId}/results`, "racing.v1.ResultsService/GetRaceResults", { raceId }] as const;
   const EVENT_NOT_FOUND = { status: 404, code: "EVENT_NOT_FOUND", connect: "not_found" };
   const RACE_NOT_FOUND = { status: 404, code: "RACE_NOT_FOUND", connect: "not_found" };

@@ -47,14 +47,21 @@ describe("the scope list", () => {
         { name: "tracking:read", description: "race live, live insights and track history", granted: true },
         { name: "events:read", description: "the events list and event live status", granted: true },
         { name: "results:read", description: "event and race results", granted: true },
-        { name: "tracking:write", description: "write the club's own race data: positions, wind, live order, finishes, race state and events (live ingest over gRPC and Connect, not REST)", granted: false },
+        {
+          name: "tracking:write",
+          description:
+            "write the club's own race data: positions, wind, live order, finishes, race state and events (live ingest over gRPC and Connect, not REST)",
+          granted: false,
+        },
       ],
     });
   });
 
   it("marks only the scopes the token was requested with, though the client holds more", async () => {
     expect(await (await scopes(await tokenFor(api.url, "overlay", "events:read"))).json()).toEqual(expected(["events:read"]));
-    expect(await (await scopes(await tokenFor(api.url, "overlay", "tracking:read results:read"))).json()).toEqual(expected(["tracking:read", "results:read"]));
+    expect(await (await scopes(await tokenFor(api.url, "overlay", "tracking:read results:read"))).json()).toEqual(
+      expected(["tracking:read", "results:read"]),
+    );
   });
 
   it("needs no particular scope: a tracking-only client gets its list", async () => {
@@ -84,13 +91,23 @@ describe("the scope list", () => {
         { name: "tracking:write", description: SCOPES["tracking:write"] },
       ],
     });
-    expect(await connectError(await connectCall(api.url, "racing.v1.ScopeService/ListScopes", {}))).toMatchObject({ code: "unauthenticated", reason: "API_TOKEN_MISSING" });
+    expect(await connectError(await connectCall(api.url, "racing.v1.ScopeService/ListScopes", {}))).toMatchObject({
+      code: "unauthenticated",
+      reason: "API_TOKEN_MISSING",
+    });
 
     const client = grpcClient(api.grpcUrl);
     try {
       const metadata = new grpc.Metadata();
       metadata.set("authorization", `Bearer ${token}`);
-      const message = await unary(client, "/racing.v1.ScopeService/ListScopes", ListScopesRequestSchema, ListScopesResponseSchema, {}, metadata);
+      const message = await unary(
+        client,
+        "/racing.v1.ScopeService/ListScopes",
+        ListScopesRequestSchema,
+        ListScopesResponseSchema,
+        {},
+        metadata,
+      );
       expect(message.scopes.map((scope) => [scope.name, scope.granted])).toEqual([
         ["tracking:read", false],
         ["events:read", false],

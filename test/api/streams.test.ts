@@ -37,7 +37,19 @@ beforeAll(async () => {
     { clientId: "grpcWillBeDisabled", clientSecret: "grpcWillBeDisabled-secret", clubId: CLUB, scopes: ALL_SCOPES },
   );
   const now = Date.now();
-  const race = sliceScenario(simulateScenario({ seed: "streams", gunMs: now - 20 * MINUTE, startGroups: 1, boatsPerGroup: 6, laps: 1, legLengthM: 700, delaySeconds: DELAY_SECONDS }), null, now);
+  const race = sliceScenario(
+    simulateScenario({
+      seed: "streams",
+      gunMs: now - 20 * MINUTE,
+      startGroups: 1,
+      boatsPerGroup: 6,
+      laps: 1,
+      legLengthM: 700,
+      delaySeconds: DELAY_SECONDS,
+    }),
+    null,
+    now,
+  );
   scenario.events = race.events.map((event) => ({ ...event, clubId: CLUB }));
   raceId = scenario.events[0]!.races[0]!.id;
   await importScenario(db.pool, scenario);

@@ -12,7 +12,17 @@ import { importScenario } from "../../src/scenario/import.js";
 import { createPool } from "../../src/store/pool.js";
 import { useFreshDatabase } from "../support/database.js";
 import { bearer, startApi, tokenFor, type Api } from "../support/api.js";
-import { DELAY_SECONDS, GUN, MINUTE, TRACK_IDS as IDS, rawGet, trackCallContext, trackQuery, trackScenario, type TrackPageJson } from "../support/track-scenarios.js";
+import {
+  DELAY_SECONDS,
+  GUN,
+  MINUTE,
+  TRACK_IDS as IDS,
+  rawGet,
+  trackCallContext,
+  trackQuery,
+  trackScenario,
+  type TrackPageJson,
+} from "../support/track-scenarios.js";
 
 const db = useFreshDatabase();
 let api: Api;
@@ -33,13 +43,22 @@ function url(params: Record<string, string | number | undefined>, base: string =
   return `${base}/api/v1/races/${IDS.race}/track${trackQuery({ startGroupId: IDS.group, ...params })}`;
 }
 
-async function get(params: Record<string, string | number | undefined>, headers: Record<string, string> = {}, base?: string): Promise<Response> {
+async function get(
+  params: Record<string, string | number | undefined>,
+  headers: Record<string, string> = {},
+  base?: string,
+): Promise<Response> {
   return fetch(url(params, base), { headers: { ...bearer(token), ...headers } });
 }
 
 /** The service implementation called in-process, as every surface calls it. */
 function call(since: number, until?: number): Promise<GetTrackPageResponse> {
-  const request = create(GetTrackPageRequestSchema, { raceId: IDS.race, startGroupId: IDS.group, since: timestampFromMs(since), until: until === undefined ? undefined : timestampFromMs(until) });
+  const request = create(GetTrackPageRequestSchema, {
+    raceId: IDS.race,
+    startGroupId: IDS.group,
+    since: timestampFromMs(since),
+    until: until === undefined ? undefined : timestampFromMs(until),
+  });
   return api.runtime.services.track.getTrackPage(request, trackCallContext(token)) as Promise<GetTrackPageResponse>;
 }
 

@@ -101,7 +101,9 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 async function trackPage(groupId: string, since: string | number, until?: number): Promise<{ body: TrackPageJson; response: Response }> {
-  const response = await fetch(`${api.url}/api/v1/races/${race.id}/track${trackQuery({ startGroupId: groupId, since, until })}`, { headers: bearer(token) });
+  const response = await fetch(`${api.url}/api/v1/races/${race.id}/track${trackQuery({ startGroupId: groupId, since, until })}`, {
+    headers: bearer(token),
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   return { body: (await response.json()) as TrackPageJson, response };
 }
@@ -121,7 +123,9 @@ describe("paging a finished race with nextSince", () => {
       expect(Date.parse(body.until) - Date.parse(body.since)).toBe(10 * MINUTE);
       // Long over: every page is settled.
       expect(response.headers.get("cache-control")).toBe("private, max-age=3600, immutable");
-      expect(body.boats.map((b) => b.sailNumber)).toEqual(body.boats.map((b) => b.sailNumber).sort((a, b) => a.localeCompare(b, "en", { numeric: true, sensitivity: "base" })));
+      expect(body.boats.map((b) => b.sailNumber)).toEqual(
+        body.boats.map((b) => b.sailNumber).sort((a, b) => a.localeCompare(b, "en", { numeric: true, sensitivity: "base" })),
+      );
       for (const boat of body.boats) {
         expect(boat.sailNumber).toBe(sailNumbers.get(boat.entryId));
         const all = served.get(boat.entryId) ?? { entryId: boat.entryId, t: [], lat: [], lon: [], sogKn: [], cogDeg: [] };

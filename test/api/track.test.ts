@@ -44,7 +44,9 @@ afterAll(() => api?.close());
 type Params = Record<string, string | number | undefined>;
 
 async function get(params: Params, raceId: string = IDS.race, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${api.url}/api/v1/races/${raceId}/track${trackQuery({ startGroupId: IDS.group, ...params })}`, { headers: { ...bearer(token), ...headers } });
+  return fetch(`${api.url}/api/v1/races/${raceId}/track${trackQuery({ startGroupId: IDS.group, ...params })}`, {
+    headers: { ...bearer(token), ...headers },
+  });
 }
 
 async function page(params: Params, raceId: string = IDS.race): Promise<{ body: TrackPageJson; response: Response }> {
@@ -54,7 +56,10 @@ async function page(params: Params, raceId: string = IDS.race): Promise<{ body: 
   return { body: JSON.parse(text) as TrackPageJson, response };
 }
 
-async function refusal(params: Params, raceId: string = IDS.race): Promise<{ status: number; code: string; params?: Record<string, string> }> {
+async function refusal(
+  params: Params,
+  raceId: string = IDS.race,
+): Promise<{ status: number; code: string; params?: Record<string, string> }> {
   const response = await get(params, raceId);
   expect(response.headers.get("content-type")).toBe("application/problem+json");
   const body = (await response.json()) as { status: number; code: string; params?: Record<string, string> };
@@ -133,9 +138,15 @@ describe("since and until", () => {
   it("refuses repeated parameters", async () => {
     const url = (query: string) => fetch(`${api.url}/api/v1/races/${IDS.race}/track?${query}`, { headers: bearer(token) });
     const since = encodeURIComponent(iso(GUN));
-    expect((await (await url(`startGroupId=${IDS.group}&since=${since}&since=${since}`)).json()) as object).toMatchObject(paramInvalid("since"));
-    expect((await (await url(`startGroupId=${IDS.group}&since=${since}&until=${since}&until=${since}`)).json()) as object).toMatchObject(paramInvalid("until"));
-    expect((await (await url(`startGroupId=${IDS.group}&startGroupId=${IDS.group}&since=${since}`)).json()) as object).toMatchObject(paramInvalid("startGroupId"));
+    expect((await (await url(`startGroupId=${IDS.group}&since=${since}&since=${since}`)).json()) as object).toMatchObject(
+      paramInvalid("since"),
+    );
+    expect((await (await url(`startGroupId=${IDS.group}&since=${since}&until=${since}&until=${since}`)).json()) as object).toMatchObject(
+      paramInvalid("until"),
+    );
+    expect((await (await url(`startGroupId=${IDS.group}&startGroupId=${IDS.group}&since=${since}`)).json()) as object).toMatchObject(
+      paramInvalid("startGroupId"),
+    );
   });
 
   it("accepts ISO 8601 UTC with or without a fraction, lower-case t and z, or a zero offset, and echoes since as sent", async () => {
@@ -157,9 +168,17 @@ describe("since and until", () => {
 
   it("defaults until to since + 10 minutes and cuts a longer one to it silently", async () => {
     const since = GUN + 30 * MINUTE;
-    expect((await page({ since })).body).toMatchObject({ since: iso(since), until: iso(since + 10 * MINUTE), nextSince: iso(since + 10 * MINUTE) });
+    expect((await page({ since })).body).toMatchObject({
+      since: iso(since),
+      until: iso(since + 10 * MINUTE),
+      nextSince: iso(since + 10 * MINUTE),
+    });
     expect((await page({ since, until: since + 60 * MINUTE })).body).toMatchObject({ since: iso(since), until: iso(since + 10 * MINUTE) });
-    expect((await page({ since, until: since + 3 * MINUTE })).body).toMatchObject({ since: iso(since), until: iso(since + 3 * MINUTE), nextSince: iso(since + 3 * MINUTE) });
+    expect((await page({ since, until: since + 3 * MINUTE })).body).toMatchObject({
+      since: iso(since),
+      until: iso(since + 3 * MINUTE),
+      nextSince: iso(since + 3 * MINUTE),
+    });
   });
 
   it("cuts until silently at now minus the delay, hiding newer fixes", async () => {
@@ -174,16 +193,23 @@ describe("since and until", () => {
     expect(response.headers.get("cache-control")).toBe("private, max-age=2");
     // The steady boat reports every second up to now + 5 min: its last fix served is the newest before the cut.
     const steady = body.boats.find((boat) => boat.entryId === IDS.steady)!;
-    expect(steady.t.at(-1)).toBe(stored(IDS.steady).t.filter((t) => t < cutoff).at(-1));
+    expect(steady.t.at(-1)).toBe(
+      stored(IDS.steady)
+        .t.filter((t) => t < cutoff)
+        .at(-1),
+    );
     expect(stored(IDS.steady).t.at(-1)).toBeGreaterThan(NOW + FUTURE_MS - 2000);
     for (const boat of body.boats) expect(Math.max(...boat.t)).toBeLessThan(cutoff);
   });
 });
 
 describe("startGroupId", () => {
-  it.each([["not-a-uuid"], [""], ["76000000-0000-4000-8000-00000000000"], ["76000000-0000-4000-8000-0000000000011"]])("refuses the malformed %j with API_PARAM_INVALID", async (startGroupId) => {
-    expect(await refusal({ startGroupId, since: GUN })).toEqual(paramInvalid("startGroupId"));
-  });
+  it.each([["not-a-uuid"], [""], ["76000000-0000-4000-8000-00000000000"], ["76000000-0000-4000-8000-0000000000011"]])(
+    "refuses the malformed %j with API_PARAM_INVALID",
+    async (startGroupId) => {
+      expect(await refusal({ startGroupId, since: GUN })).toEqual(paramInvalid("startGroupId"));
+    },
+  );
 
   it("is required on a race with more than one start group", async () => {
     expect(await refusal({ startGroupId: undefined, since: GUN })).toEqual(paramInvalid("startGroupId"));
@@ -220,7 +246,9 @@ describe("races", () => {
 
   it("serves another club's race to that club", async () => {
     const other = await tokenFor(api.url, "other");
-    const response = await fetch(`${api.url}/api/v1/races/${IDS.otherClubRace}/track${trackQuery({ since: GUN })}`, { headers: bearer(other) });
+    const response = await fetch(`${api.url}/api/v1/races/${IDS.otherClubRace}/track${trackQuery({ since: GUN })}`, {
+      headers: bearer(other),
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as TrackPageJson).boats.map((b) => b.entryId)).toEqual([IDS.otherClubBoat]);
   });
@@ -232,8 +260,14 @@ describe("races", () => {
   it("checks the parameters that need no race first, then the race, then the rest", async () => {
     expect(await refusal({ since: "yesterday" }, "7a000000-0000-4000-8000-0000000000ff")).toEqual(paramInvalid("since"));
     expect(await refusal({ since: undefined }, IDS.unsharedRace)).toEqual(paramInvalid("since"));
-    expect(await refusal({ startGroupId: undefined, since: GUN }, "7a000000-0000-4000-8000-0000000000ff")).toEqual({ status: 404, code: "RACE_NOT_FOUND" });
-    expect(await refusal({ startGroupId: IDS.group, since: Date.now() }, IDS.unsharedRace)).toEqual({ status: 404, code: "TRACKING_NOT_SHARED" });
+    expect(await refusal({ startGroupId: undefined, since: GUN }, "7a000000-0000-4000-8000-0000000000ff")).toEqual({
+      status: 404,
+      code: "RACE_NOT_FOUND",
+    });
+    expect(await refusal({ startGroupId: IDS.group, since: Date.now() }, IDS.unsharedRace)).toEqual({
+      status: 404,
+      code: "TRACKING_NOT_SHARED",
+    });
     expect(await refusal({ startGroupId: IDS.singleGroup, since: Date.now() })).toEqual({ status: 404, code: "START_GROUP_NOT_FOUND" });
   });
 });
@@ -319,7 +353,15 @@ describe("the page", () => {
   it("has no boats for a group without a gun, and pages on with nextSince = until", async () => {
     const since = NOW - 30 * MINUTE;
     const { body, response } = await page({ startGroupId: IDS.noGunGroup, since });
-    expect(body).toEqual({ raceId: IDS.race, startGroupId: IDS.noGunGroup, since: iso(since), until: iso(since + 10 * MINUTE), nextSince: iso(since + 10 * MINUTE), delaySeconds: DELAY_SECONDS, boats: [] });
+    expect(body).toEqual({
+      raceId: IDS.race,
+      startGroupId: IDS.noGunGroup,
+      since: iso(since),
+      until: iso(since + 10 * MINUTE),
+      nextSince: iso(since + 10 * MINUTE),
+      delaySeconds: DELAY_SECONDS,
+      boats: [],
+    });
     // Its gun may still be set: even a settled window is not immutable.
     expect(response.headers.get("cache-control")).toBe("private, max-age=2");
   });
@@ -340,11 +382,24 @@ describe("over Connect", () => {
 
   it("answers the same page, with Cache-Control and X-Data-As-Of", async () => {
     const since = GUN + 2000;
-    const response = await connectCall(api.url, path, { raceId: IDS.race, startGroupId: IDS.group, since: iso(since), until: iso(since + 5000) }, bearer(token));
+    const response = await connectCall(
+      api.url,
+      path,
+      { raceId: IDS.race, startGroupId: IDS.group, since: iso(since), until: iso(since + 5000) },
+      bearer(token),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("private, max-age=3600, immutable");
     expect(response.headers.get("x-data-as-of")).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    const body = (await response.json()) as { raceId: string; startGroupId: string; since: string; until: string; nextSince: string; delaySeconds: number; boats: Array<{ entryId: string; t: string[]; sogKn: Array<number | string> }> };
+    const body = (await response.json()) as {
+      raceId: string;
+      startGroupId: string;
+      since: string;
+      until: string;
+      nextSince: string;
+      delaySeconds: number;
+      boats: Array<{ entryId: string; t: string[]; sogKn: Array<number | string> }>;
+    };
     expect(body).toMatchObject({ raceId: IDS.race, startGroupId: IDS.group, delaySeconds: DELAY_SECONDS });
     expect(Date.parse(body.since)).toBe(since);
     expect(Date.parse(body.nextSince)).toBe(since + 5000);
@@ -369,7 +424,10 @@ describe("over Connect", () => {
 
   it("answers not_found with the spec's reasons", async () => {
     const call = async (request: object) => connectError(await connectCall(api.url, path, request, bearer(token)));
-    expect(await call({ raceId: IDS.race, startGroupId: IDS.singleGroup, since: iso(GUN) })).toMatchObject({ code: "not_found", reason: "START_GROUP_NOT_FOUND" });
+    expect(await call({ raceId: IDS.race, startGroupId: IDS.singleGroup, since: iso(GUN) })).toMatchObject({
+      code: "not_found",
+      reason: "START_GROUP_NOT_FOUND",
+    });
     expect(await call({ raceId: IDS.otherClubRace, since: iso(GUN) })).toMatchObject({ code: "not_found", reason: "RACE_NOT_FOUND" });
     expect(await call({ raceId: IDS.unsharedRace, since: iso(GUN) })).toMatchObject({ code: "not_found", reason: "TRACKING_NOT_SHARED" });
   });
@@ -385,7 +443,11 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
   it("never carries private fields over Connect or gRPC either", async () => {
     const request = { raceId: IDS.race, startGroupId: IDS.group, since: iso(GUN), until: iso(GUN + 10 * MINUTE) };
     const connectText = await (await connectCall(api.url, "racing.v1.TrackService/GetTrackPage", request, bearer(token))).text();
-    const answer = await grpcTrackPage(client, token, { ...request, since: { seconds: BigInt(GUN / 1000), nanos: 0 }, until: { seconds: BigInt((GUN + 10 * MINUTE) / 1000), nanos: 0 } });
+    const answer = await grpcTrackPage(client, token, {
+      ...request,
+      since: { seconds: BigInt(GUN / 1000), nanos: 0 },
+      until: { seconds: BigInt((GUN + 10 * MINUTE) / 1000), nanos: 0 },
+    });
     expect(answer.page!.boats.length).toBeGreaterThan(0);
     // Re-encoding keeps unknown fields too, so these are the bytes the server sent.
     const grpcBytes = Buffer.from(toBinary(GetTrackPageResponseSchema, answer.page!));
@@ -401,7 +463,11 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
   it("answers the same page as REST, NaN where REST has null, with the cache headers as metadata", async () => {
     const since = GUN + 10 * MINUTE;
     const rest = (await page({ since })).body;
-    const answer = await grpcTrackPage(client, token, { raceId: IDS.race, startGroupId: IDS.group, since: { seconds: BigInt(since / 1000), nanos: 0 } });
+    const answer = await grpcTrackPage(client, token, {
+      raceId: IDS.race,
+      startGroupId: IDS.group,
+      since: { seconds: BigInt(since / 1000), nanos: 0 },
+    });
     expect(answer.code).toBe(0);
     expect(answer.headers.get("cache-control")).toEqual(["private, max-age=3600, immutable"]);
     expect(answer.headers.get("x-data-as-of")).toHaveLength(1);
@@ -426,14 +492,34 @@ describe("over real gRPC (@grpc/grpc-js)", () => {
   it("refuses with INVALID_ARGUMENT and NOT_FOUND and the spec's reasons", async () => {
     const call = (request: Parameters<typeof grpcTrackPage>[2]) => grpcTrackPage(client, token, request);
     const at = (ms: number) => ({ seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 });
-    expect(await call({ raceId: IDS.race, startGroupId: IDS.group })).toMatchObject({ code: 3, reason: "API_PARAM_INVALID", params: { name: "since" } });
-    expect(await call({ raceId: IDS.race, startGroupId: IDS.group, since: at(GUN), until: at(GUN - 1000) })).toMatchObject({ code: 3, reason: "API_PARAM_INVALID", params: { name: "until" } });
-    expect(await call({ raceId: IDS.race, startGroupId: IDS.group, since: { seconds: 1_800_000_000n, nanos: 1 } })).toMatchObject({ code: 3, params: { name: "since" } });
-    expect(await call({ raceId: IDS.race, startGroupId: IDS.group, since: { seconds: 300_000_000_000n, nanos: 0 } })).toMatchObject({ code: 3, params: { name: "since" } });
+    expect(await call({ raceId: IDS.race, startGroupId: IDS.group })).toMatchObject({
+      code: 3,
+      reason: "API_PARAM_INVALID",
+      params: { name: "since" },
+    });
+    expect(await call({ raceId: IDS.race, startGroupId: IDS.group, since: at(GUN), until: at(GUN - 1000) })).toMatchObject({
+      code: 3,
+      reason: "API_PARAM_INVALID",
+      params: { name: "until" },
+    });
+    expect(await call({ raceId: IDS.race, startGroupId: IDS.group, since: { seconds: 1_800_000_000n, nanos: 1 } })).toMatchObject({
+      code: 3,
+      params: { name: "since" },
+    });
+    expect(await call({ raceId: IDS.race, startGroupId: IDS.group, since: { seconds: 300_000_000_000n, nanos: 0 } })).toMatchObject({
+      code: 3,
+      params: { name: "since" },
+    });
     expect(await call({ raceId: IDS.race, since: at(GUN) })).toMatchObject({ code: 3, params: { name: "startGroupId" } });
-    expect(await call({ raceId: IDS.race, startGroupId: IDS.singleGroup, since: at(GUN) })).toMatchObject({ code: 5, reason: "START_GROUP_NOT_FOUND" });
+    expect(await call({ raceId: IDS.race, startGroupId: IDS.singleGroup, since: at(GUN) })).toMatchObject({
+      code: 5,
+      reason: "START_GROUP_NOT_FOUND",
+    });
     expect(await call({ raceId: IDS.otherClubRace, since: at(GUN) })).toMatchObject({ code: 5, reason: "RACE_NOT_FOUND" });
     expect(await call({ raceId: IDS.unsharedRace, since: at(GUN) })).toMatchObject({ code: 5, reason: "TRACKING_NOT_SHARED" });
-    expect(await grpcTrackPage(client, undefined, { raceId: IDS.race, since: at(GUN) })).toMatchObject({ code: 16, reason: "API_TOKEN_MISSING" });
+    expect(await grpcTrackPage(client, undefined, { raceId: IDS.race, since: at(GUN) })).toMatchObject({
+      code: 16,
+      reason: "API_TOKEN_MISSING",
+    });
   });
 });

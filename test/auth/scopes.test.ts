@@ -22,6 +22,8 @@ describe("scopes", () => {
 
   it("names an unknown scope", () => {
     expect(() => parseScopes(["tracking:read", "tracking:admin"])).toThrow(UnknownScope);
-    expect(() => parseScopes(["tracking:admin"])).toThrow('unknown scope "tracking:admin" (scopes: tracking:read, events:read, results:read, tracking:write)');
+    expect(() => parseScopes(["tracking:admin"])).toThrow(
+      'unknown scope "tracking:admin" (scopes: tracking:read, events:read, results:read, tracking:write)',
+    );
   });
 });

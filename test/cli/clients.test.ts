@@ -70,10 +70,26 @@ function printed(output: string, field: string): string {
 
 describe("race-api clients", () => {
   it("explains itself with --help, without a database", async () => {
-    const runs = [await raceApi(["clients", "create", "--help"], { DATABASE_URL: "mysql://nobody@127.0.0.1:1/nowhere" }), await local("--help"), await local("help"), await local("list", "-h")];
+    const runs = [
+      await raceApi(["clients", "create", "--help"], { DATABASE_URL: "mysql://nobody@127.0.0.1:1/nowhere" }),
+      await local("--help"),
+      await local("help"),
+      await local("list", "-h"),
+    ];
     for (const { code, stdout } of runs) {
       expect(code).toBe(0);
-      for (const command of ["create --club CLUB_UUID", "list [--club CLUB_UUID]", "rotate-secret CLIENT_ID", "disable CLIENT_ID", "enable CLIENT_ID", "set-expiry CLIENT_ID", "set-allowlist CLIENT_ID", "set-scopes CLIENT_ID", "set-origins CLIENT_ID", "set-club-origins CLUB_UUID"]) {
+      for (const command of [
+        "create --club CLUB_UUID",
+        "list [--club CLUB_UUID]",
+        "rotate-secret CLIENT_ID",
+        "disable CLIENT_ID",
+        "enable CLIENT_ID",
+        "set-expiry CLIENT_ID",
+        "set-allowlist CLIENT_ID",
+        "set-scopes CLIENT_ID",
+        "set-origins CLIENT_ID",
+        "set-club-origins CLUB_UUID",
+      ]) {
         expect(stdout).toContain(command);
       }
       for (const scope of ["tracking:read", "events:read", "results:read"]) expect(stdout).toContain(scope);
@@ -130,7 +146,13 @@ describe("race-api clients", () => {
     const clientId = printed(stdout, "client_id");
     expect(clientId).toMatch(/^client-[0-9a-f]{12}$/);
     const stored = await row(clientId);
-    expect(stored).toMatchObject({ name: null, scopes: "results:read events:read", expires_at: null, ip_allowlist: "[]", club_id: expect.any(Number) });
+    expect(stored).toMatchObject({
+      name: null,
+      scopes: "results:read events:read",
+      expires_at: null,
+      ip_allowlist: "[]",
+      club_id: expect.any(Number),
+    });
     expect(stdout).toMatch(/expires\s+never/);
     expect(stdout).toMatch(/allowlist\s+any address/);
   });
@@ -143,7 +165,9 @@ describe("race-api clients", () => {
     expect(lines).toContain(`Royal Test Yacht Club  ${IDS.club}`);
     expect(all.stdout).toMatch(/CLIENT ID\s+NAME\s+STATUS\s+SCOPES\s+EXPIRES\s+ALLOWLIST\s+ORIGINS\s+SECRET VERSION\s+CREATED\s+UPDATED/);
     expect(all.stdout).toMatch(/overlay-1\s+-\s+active\s+tracking:read events:read\s+never\s+10\.0\.0\.0\/8\s+club's\s+1\s/);
-    expect(all.stdout).toMatch(/tv-overlay\s+TV overlay\s+active\s+tracking:read events:read\s+2027-03-31T23:59:59Z\s+10\.0\.0\.0\/8 2001:db8::\/32\s+http:\/\/localhost:5173 https:\/\/tv\.example\s+1\s/);
+    expect(all.stdout).toMatch(
+      /tv-overlay\s+TV overlay\s+active\s+tracking:read events:read\s+2027-03-31T23:59:59Z\s+10\.0\.0\.0\/8 2001:db8::\/32\s+http:\/\/localhost:5173 https:\/\/tv\.example\s+1\s/,
+    );
     for (const stored of await allRows()) expect(all.stdout).not.toContain(stored.secret_hash);
     expect(all.stdout).not.toContain("s3cret-overlay-1");
 
@@ -170,7 +194,9 @@ describe("race-api clients", () => {
   it("disables and enables a client", async () => {
     const disabled = await clients("disable", "overlay-1");
     expect(disabled.code).toBe(0);
-    expect(disabled.stdout).toBe("Client overlay-1 is disabled: its token requests are refused, and its tokens already issued within 5 s.\n");
+    expect(disabled.stdout).toBe(
+      "Client overlay-1 is disabled: its token requests are refused, and its tokens already issued within 5 s.\n",
+    );
     expect((await row("overlay-1")).disabled).toBe(1);
     expect((await local("list", "--club", IDS.club)).stdout).toMatch(/overlay-1\s+-\s+disabled/);
     const enabled = await clients("enable", "overlay-1");
@@ -215,7 +241,9 @@ describe("race-api clients", () => {
   it("sets and clears a client's origins and a club's", async () => {
     const set = await clients("set-origins", "overlay-1", "https://Club.example:443", "http://127.0.0.1:8090");
     expect(set.code).toBe(0);
-    expect(set.stdout).toBe("Client overlay-1 may be read by web pages on https://club.example http://127.0.0.1:8090 and its club's origins (takes effect for tokens already issued within 5 s).\n");
+    expect(set.stdout).toBe(
+      "Client overlay-1 may be read by web pages on https://club.example http://127.0.0.1:8090 and its club's origins (takes effect for tokens already issued within 5 s).\n",
+    );
     expect(await clientOrigins("overlay-1")).toEqual(["http://127.0.0.1:8090", "https://club.example"]);
 
     const club = await clients("set-club-origins", IDS.club.toUpperCase(), "https://www.royal-test.example");
@@ -238,33 +266,81 @@ describe("race-api clients", () => {
     const before = await allRows();
     const originsBefore = await clientOrigins("tv-overlay");
     const cases: [string[], string][] = [
-      [["create", "--club", IDS.club, "--scopes", "tracking:read fixes:write"], 'race-api: unknown scope "fixes:write" (scopes: tracking:read, events:read, results:read, tracking:write)'],
-      [["create", "--club", IDS.club, "--scopes", "tracking:read", "--allowlist", "10.0.0.0/33"], 'race-api: allowlist entry "10.0.0.0/33" has a prefix length that is not a whole number from 0 to 32'],
-      [["create", "--club", IDS.club, "--scopes", "tracking:read", "--expires-at", "2027-02-30T00:00:00Z"], 'race-api: "2027-02-30T00:00:00Z" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"'],
-      [["create", "--club", IDS.club, "--scopes", "tracking:read", "--expires-at", "2027-03-31T23:59:59"], 'race-api: "2027-03-31T23:59:59" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"'],
-      [["create", "--club", "99999999-9999-4999-8999-999999999999", "--scopes", "tracking:read"], 'race-api: unknown club "99999999-9999-4999-8999-999999999999"'],
-      [["create", "--club", IDS.club, "--scopes", "tracking:read", "--client-id", "overlay-1"], 'race-api: client id "overlay-1" is already taken'],
-      [["create", "--club", IDS.club, "--scopes", "tracking:read", "--client-id", "bad id!"], 'race-api: client id "bad id!" must be 1 to 128 letters, digits, ".", "_", "~" or "-"'],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read fixes:write"],
+        'race-api: unknown scope "fixes:write" (scopes: tracking:read, events:read, results:read, tracking:write)',
+      ],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read", "--allowlist", "10.0.0.0/33"],
+        'race-api: allowlist entry "10.0.0.0/33" has a prefix length that is not a whole number from 0 to 32',
+      ],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read", "--expires-at", "2027-02-30T00:00:00Z"],
+        'race-api: "2027-02-30T00:00:00Z" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"',
+      ],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read", "--expires-at", "2027-03-31T23:59:59"],
+        'race-api: "2027-03-31T23:59:59" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"',
+      ],
+      [
+        ["create", "--club", "99999999-9999-4999-8999-999999999999", "--scopes", "tracking:read"],
+        'race-api: unknown club "99999999-9999-4999-8999-999999999999"',
+      ],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read", "--client-id", "overlay-1"],
+        'race-api: client id "overlay-1" is already taken',
+      ],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read", "--client-id", "bad id!"],
+        'race-api: client id "bad id!" must be 1 to 128 letters, digits, ".", "_", "~" or "-"',
+      ],
       [["create", "--club", IDS.club, "--scopes", " "], "race-api: a client needs at least one scope"],
       [["list", "--club", "not-a-club"], 'race-api: unknown club "not-a-club"'],
       [["rotate-secret", "nobody"], 'race-api: unknown client "nobody"'],
       [["disable", "nobody"], 'race-api: unknown client "nobody"'],
       [["enable", "nobody"], 'race-api: unknown client "nobody"'],
-      [["set-expiry", "overlay-1", "tomorrow"], 'race-api: "tomorrow" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"'],
+      [
+        ["set-expiry", "overlay-1", "tomorrow"],
+        'race-api: "tomorrow" is not a date-time: write ISO 8601 with a time zone, e.g. 2027-03-31T23:59:59Z, or "never"',
+      ],
       [["set-expiry", "nobody", "never"], 'race-api: unknown client "nobody"'],
-      [["set-allowlist", "overlay-1", "10.0.0.0/8", "10.0.0.300"], 'race-api: allowlist entry "10.0.0.300" is not an IPv4 or IPv6 address or CIDR range'],
-      [["set-scopes", "overlay-1", "results:write"], 'race-api: unknown scope "results:write" (scopes: tracking:read, events:read, results:read, tracking:write)'],
+      [
+        ["set-allowlist", "overlay-1", "10.0.0.0/8", "10.0.0.300"],
+        'race-api: allowlist entry "10.0.0.300" is not an IPv4 or IPv6 address or CIDR range',
+      ],
+      [
+        ["set-scopes", "overlay-1", "results:write"],
+        'race-api: unknown scope "results:write" (scopes: tracking:read, events:read, results:read, tracking:write)',
+      ],
       [["set-scopes", "nobody", "tracking:read"], 'race-api: unknown client "nobody"'],
-      [["set-origins", "tv-overlay", "https://ok.example", "https://club.example/overlay"], 'race-api: origin "https://club.example/overlay" is not an origin: scheme://host[:port] only, no path, wildcard or credentials'],
+      [
+        ["set-origins", "tv-overlay", "https://ok.example", "https://club.example/overlay"],
+        'race-api: origin "https://club.example/overlay" is not an origin: scheme://host[:port] only, no path, wildcard or credentials',
+      ],
       [["set-origins", "tv-overlay", "*"], 'race-api: origin "*" is not an origin: write scheme://host[:port], e.g. https://club.example'],
-      [["set-origins", "tv-overlay", "https://*.club.example"], 'race-api: origin "https://*.club.example" is not an origin: scheme://host[:port] only, no path, wildcard or credentials'],
-      [["set-origins", "tv-overlay", "null"], 'race-api: origin "null" is not an origin: write scheme://host[:port], e.g. https://club.example'],
+      [
+        ["set-origins", "tv-overlay", "https://*.club.example"],
+        'race-api: origin "https://*.club.example" is not an origin: scheme://host[:port] only, no path, wildcard or credentials',
+      ],
+      [
+        ["set-origins", "tv-overlay", "null"],
+        'race-api: origin "null" is not an origin: write scheme://host[:port], e.g. https://club.example',
+      ],
       [["set-origins", "tv-overlay", "file:///overlay.html"], 'race-api: origin "file:///overlay.html" must be http:// or https://'],
-      [["set-origins", "tv-overlay", "https://user:pw@club.example"], 'race-api: origin "https://user:pw@club.example" is not an origin: scheme://host[:port] only, no path, wildcard or credentials'],
-      [["set-origins", "tv-overlay", `https://${"a".repeat(300)}.example`], `race-api: origin "https://${"a".repeat(52)}..." is longer than 300 characters`],
+      [
+        ["set-origins", "tv-overlay", "https://user:pw@club.example"],
+        'race-api: origin "https://user:pw@club.example" is not an origin: scheme://host[:port] only, no path, wildcard or credentials',
+      ],
+      [
+        ["set-origins", "tv-overlay", `https://${"a".repeat(300)}.example`],
+        `race-api: origin "https://${"a".repeat(52)}..." is longer than 300 characters`,
+      ],
       [["set-origins", "nobody", "https://club.example"], 'race-api: unknown client "nobody"'],
       [["set-club-origins", "not-a-club", "https://club.example"], 'race-api: unknown club "not-a-club"'],
-      [["create", "--club", IDS.club, "--scopes", "tracking:read", "--origins", "club.example"], 'race-api: origin "club.example" is not an origin: write scheme://host[:port], e.g. https://club.example'],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read", "--origins", "club.example"],
+        'race-api: origin "club.example" is not an origin: write scheme://host[:port], e.g. https://club.example',
+      ],
     ];
     for (const [args, message] of cases) {
       const { code, stdout, stderr } = await local(...args);
@@ -290,7 +366,10 @@ describe("race-api clients", () => {
       [["create", "--scopes", "tracking:read"], "race-api: clients create: --club CLUB_UUID is required; see race-api clients --help"],
       [["create", "--club", IDS.club], 'race-api: clients create: --scopes "SCOPE ..." is required; see race-api clients --help'],
       [["create", "--club"], "race-api: clients create: --club needs a value"],
-      [["create", "--club", IDS.club, "--scopes", "tracking:read", "extra"], expect.stringContaining("race-api: usage: race-api clients create --club CLUB_UUID")],
+      [
+        ["create", "--club", IDS.club, "--scopes", "tracking:read", "extra"],
+        expect.stringContaining("race-api: usage: race-api clients create --club CLUB_UUID"),
+      ],
       [["list", "--bogus"], "race-api: clients list: unknown option --bogus; see race-api clients --help"],
     ];
     for (const [args, message] of cases) {
@@ -298,7 +377,11 @@ describe("race-api clients", () => {
       expect({ args, code, lines: stderr.trimEnd().split("\n") }).toEqual({ args, code: 2, lines: [message] });
     }
     const viaBin = await clients("list", "--bogus");
-    expect(viaBin).toEqual({ code: 2, stderr: "race-api: clients list: unknown option --bogus; see race-api clients --help\n", stdout: "" });
+    expect(viaBin).toEqual({
+      code: 2,
+      stderr: "race-api: clients list: unknown option --bogus; see race-api clients --help\n",
+      stdout: "",
+    });
     const bare = await local();
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain("Usage: race-api clients <command>");

@@ -49,7 +49,9 @@ describe("race-api", () => {
     const file = scenarioFile("small.json", smallScenario());
     const first = await raceApi(["import", file], { DATABASE_URL: db.url });
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/imported .*small\.json in [\d.]+ s: 2 clubs, 1 clients \(0 secret rotations\), 1 events, 3 entries, 1 races, 1 start groups, 6 fixes/);
+    expect(first.stdout).toMatch(
+      /imported .*small\.json in [\d.]+ s: 2 clubs, 1 clients \(0 secret rotations\), 1 events, 3 entries, 1 races, 1 start groups, 6 fixes/,
+    );
     const before = await snapshot(db.pool);
     expect((await raceApi(["import", file], { DATABASE_URL: db.url })).code).toBe(0);
     expect(await snapshot(db.pool)).toEqual(before);
@@ -94,7 +96,9 @@ describe("race-api demo", () => {
     const fragment = new URLSearchParams(new URL(overlayUrl!).hash.slice(1));
     expect(fragment.get("race")).toBe(raceId);
     expect((await fetch(new URL(overlayUrl!).href.split("#")[0]!)).status).toBe(200);
-    expect((await fetch(`${httpUrl}/api/v1/races/${raceId}/live`, { headers: { authorization: `Bearer ${fragment.get("token")}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${httpUrl}/api/v1/races/${raceId}/live`, { headers: { authorization: `Bearer ${fragment.get("token")}` } })).status,
+    ).toBe(200);
 
     const [groups] = await db.pool.query<RowDataPacket[]>(
       "SELECT g.id, COUNT(DISTINCT m.entry_id) AS boats FROM start_groups g JOIN races r ON r.id = g.race_id JOIN start_group_entries m ON m.start_group_id = g.id WHERE r.uuid = ? GROUP BY g.id",
@@ -119,7 +123,9 @@ describe("race-api demo", () => {
     expect(await demo.stop("SIGINT")).toBe(0);
     // Fed through IngestService by the demo's own tracking:write client, not by writing tables.
     expect(demo.stdout()).toMatch(/through IngestService over gRPC \(http:\/\/\S+\) as client_id demo-feed \(scope tracking:write\)/);
-    const [, accepted] = demo.stdout().match(/Live feed: \d+ calls, (\d+) fixes accepted, \d+ duplicates, rejected: .*, failed calls: none/)!;
+    const [, accepted] = demo
+      .stdout()
+      .match(/Live feed: \d+ calls, (\d+) fixes accepted, \d+ duplicates, rejected: .*, failed calls: none/)!;
     expect(Number(accepted)).toBeGreaterThan(0);
     const [[fed]] = await db.pool.query<RowDataPacket[]>(
       "SELECT COUNT(*) AS n FROM fixes f JOIN start_groups g ON g.id = f.start_group_id JOIN races r ON r.id = g.race_id WHERE r.uuid = ? AND f.t > ?",

@@ -27,11 +27,25 @@ const credentials = (clientId = "feeder") => ["--client-id", clientId, "--client
 
 describe("race-api feed", () => {
   it("sets a race up and feeds it to its end at 100x, over Connect: every fix sent as sailed, the race finished with results", async () => {
-    const { code, stdout, stderr } = await raceApi(["feed", "--url", api.url, "--club-id", CLUB, ...credentials(), ...shapeArgs, "--speed", "100", "--seed", "cli-feed"]);
+    const { code, stdout, stderr } = await raceApi([
+      "feed",
+      "--url",
+      api.url,
+      "--club-id",
+      CLUB,
+      ...credentials(),
+      ...shapeArgs,
+      "--speed",
+      "100",
+      "--seed",
+      "cli-feed",
+    ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const [, raceId] = stdout.match(/race Race 1 \(([0-9a-f-]{36})\) of club/)!;
-    const summary = stdout.match(/Race fed to its end: (\d+) calls, fixes (\d+) accepted, (\d+) duplicates, rejected (.*); failed calls (.*); AppendFixes ack/);
+    const summary = stdout.match(
+      /Race fed to its end: (\d+) calls, fixes (\d+) accepted, (\d+) duplicates, rejected (.*); failed calls (.*); AppendFixes ack/,
+    );
     expect(summary, stdout).not.toBeNull();
     const [, calls, accepted, duplicates, rejected, failed] = summary!;
     expect({ duplicates, failed }).toEqual({ duplicates: "0", failed: "none" });
@@ -50,7 +64,9 @@ describe("race-api feed", () => {
     // Each boat's fixes up to its phone finish are stored as sailed; those after it were refused.
     const finishOf = new Map(group.finishes!.map((f) => [f.entryId, Date.parse(f.finishTimeUtc)]));
     const expected = group.tracks!.flatMap((track) =>
-      track.t.flatMap((t, k) => (t <= (finishOf.get(track.entryId) ?? Infinity) ? [{ entry_id: track.entryId, t, lat: track.lat[k], lon: track.lon[k] }] : [])),
+      track.t.flatMap((t, k) =>
+        t <= (finishOf.get(track.entryId) ?? Infinity) ? [{ entry_id: track.entryId, t, lat: track.lat[k], lon: track.lon[k] }] : [],
+      ),
     );
     const sent = group.tracks!.reduce((n, track) => n + track.t.length, 0);
     expect(stored.map((row) => ({ entry_id: row.entry_id, t: Number(row.t), lat: row.lat, lon: row.lon }))).toEqual(
@@ -62,7 +78,13 @@ describe("race-api feed", () => {
     // What a reader of the public API sees: the group finished, the boats' last positions, the last live order, the results.
     const token = await tokenFor(api.url, "overlay");
     const live = (await (await fetch(`${api.url}/api/v1/races/${raceId}/live`, { headers: bearer(token) })).json()) as {
-      startGroups: Array<{ state: string; finishTimeUtc: string | null; wind: unknown; liveOrder: unknown[] | null; boats: Array<{ fixTimeUtc: string | null }> }>;
+      startGroups: Array<{
+        state: string;
+        finishTimeUtc: string | null;
+        wind: unknown;
+        liveOrder: unknown[] | null;
+        boats: Array<{ fixTimeUtc: string | null }>;
+      }>;
     };
     const served = live.startGroups[0]!;
     expect(served.state).toBe("Finished");
@@ -71,33 +93,66 @@ describe("race-api feed", () => {
     expect(served.liveOrder!.length).toBe(group.liveOrder!.at(-1)!.rows.length);
     // Boats of approved entries only, as the spec has it.
     const approved = new Set(race.events[0]!.entries.filter((e) => e.approved !== false).map((e) => e.id));
-    expect(served.boats.filter((b) => b.fixTimeUtc !== null).length).toBe(group.tracks!.filter((track) => approved.has(track.entryId)).length);
+    expect(served.boats.filter((b) => b.fixTimeUtc !== null).length).toBe(
+      group.tracks!.filter((track) => approved.has(track.entryId)).length,
+    );
     const results = await fetch(`${api.url}/api/v1/races/${raceId}/results`, { headers: bearer(token) });
     expect(results.status).toBe(200);
-    expect(((await results.json()) as { startGroups: Array<{ rows: unknown[] }> }).startGroups[0]!.rows.length).toBe(group.results!.rows.length);
+    expect(((await results.json()) as { startGroups: Array<{ rows: unknown[] }> }).startGroups[0]!.rows.length).toBe(
+      group.results!.rows.length,
+    );
   }, 60_000);
 
   it("feeds over gRPC with --grpc-url", async () => {
-    const { code, stdout } = await raceApi(["feed", "--url", api.url, "--grpc-url", api.grpcUrl, "--club-id", CLUB, ...credentials(), ...shapeArgs, "--speed", "100"]);
+    const { code, stdout } = await raceApi([
+      "feed",
+      "--url",
+      api.url,
+      "--grpc-url",
+      api.grpcUrl,
+      "--club-id",
+      CLUB,
+      ...credentials(),
+      ...shapeArgs,
+      "--speed",
+      "100",
+    ]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/Race fed to its end: \d+ calls, fixes [1-9]\d* accepted, 0 duplicates, rejected (none|\d+ OUTSIDE_CAPTURE_WINDOW); failed calls none/);
+    expect(stdout).toMatch(
+      /Race fed to its end: \d+ calls, fixes [1-9]\d* accepted, 0 duplicates, rejected (none|\d+ OUTSIDE_CAPTURE_WINDOW); failed calls none/,
+    );
   }, 60_000);
 
   it("refuses another club's id, naming the field, and creates nothing", async () => {
     const before = await eventCount();
     const { code, stderr } = await raceApi(["feed", "--url", api.url, "--club-id", OTHER_CLUB, ...credentials(), ...shapeArgs]);
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('race-api feed: setting the race up failed: InvalidArgument: API_PARAM_INVALID {"name":"$.events[0].clubId"}');
+    expect(stderr.trim()).toBe(
+      'race-api feed: setting the race up failed: InvalidArgument: API_PARAM_INVALID {"name":"$.events[0].clubId"}',
+    );
     expect(await eventCount()).toBe(before);
   });
 
   it("says why when the credentials are wrong or lack tracking:write", async () => {
-    const wrong = await raceApi(["feed", "--url", api.url, "--club-id", CLUB, "--client-id", "feeder", "--client-secret", "not-the-secret", ...shapeArgs]);
+    const wrong = await raceApi([
+      "feed",
+      "--url",
+      api.url,
+      "--club-id",
+      CLUB,
+      "--client-id",
+      "feeder",
+      "--client-secret",
+      "not-the-secret",
+      ...shapeArgs,
+    ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^race-api feed: setting the race up failed: Unauthenticated: token endpoint answered 401 invalid_client/);
     const readOnly = await raceApi(["feed", "--url", api.url, "--club-id", CLUB, ...credentials("overlay"), ...shapeArgs]);
     expect(readOnly.code).toBe(1);
-    expect(readOnly.stderr).toMatch(/^race-api feed: setting the race up failed: Unauthenticated: token endpoint answered 400 invalid_scope/);
+    expect(readOnly.stderr).toMatch(
+      /^race-api feed: setting the race up failed: Unauthenticated: token endpoint answered 400 invalid_scope/,
+    );
   });
 
   it("refuses a malformed command line with usage and exit code 2, naming the option", async () => {
@@ -105,9 +160,15 @@ describe("race-api feed", () => {
       [["--club-id", CLUB, ...credentials()], "--url is required"],
       [["--url", "ftp://x", "--club-id", CLUB, ...credentials()], '--url must be an http or https URL, got "ftp://x"'],
       [["--url", api.url, "--club-id", "club-1", ...credentials()], `--club-id must be the club's UUID, got "club-1"`],
-      [["--url", api.url, "--club-id", CLUB, "--client-id", "feeder"], "the client's secret is required: --client-secret or RACE_API_CLIENT_SECRET"],
+      [
+        ["--url", api.url, "--club-id", CLUB, "--client-id", "feeder"],
+        "the client's secret is required: --client-secret or RACE_API_CLIENT_SECRET",
+      ],
       [["--url", api.url, "--club-id", CLUB, ...credentials(), "--speed", "1e9"], '--speed must be a number from 1 to 100, got "1e9"'],
-      [["--url", api.url, "--club-id", CLUB, ...credentials(), "--boats", "2.5"], '--boats must be a whole number from 1 to 500, got "2.5"'],
+      [
+        ["--url", api.url, "--club-id", CLUB, ...credentials(), "--boats", "2.5"],
+        '--boats must be a whole number from 1 to 500, got "2.5"',
+      ],
       [["--url", api.url, "--club-id", CLUB, ...credentials(), "--colour", "red"], "Unknown option '--colour'"],
     ];
     const outcomes = await Promise.all(cases.map(([args]) => raceApi(["feed", ...args], { RACE_API_CLIENT_SECRET: "" })));

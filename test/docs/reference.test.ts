@@ -28,13 +28,18 @@ const requested: string[] = [];
 const scriptErrors: string[] = [];
 
 // Swagger UI breaks the shown path with zero-width spaces; data-path holds it as written.
-const operation = (path: string) => page.locator(".opblock.opblock-get", { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+const operation = (path: string) =>
+  page.locator(".opblock.opblock-get", { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
 const liveOperation = () => operation(LIVE_PATH);
 
 beforeAll(async () => {
   const scenario = identityScenario();
   const now = Date.now();
-  const race = sliceScenario(simulateScenario({ seed: "reference", gunMs: now - 10 * 60_000, startGroups: 1, boatsPerGroup: 3, laps: 1, legLengthM: 500 }), null, now);
+  const race = sliceScenario(
+    simulateScenario({ seed: "reference", gunMs: now - 10 * 60_000, startGroups: 1, boatsPerGroup: 3, laps: 1, legLengthM: 500 }),
+    null,
+    now,
+  );
   scenario.events = race.events.map((event) => ({ ...event, clubId: CLUB }));
   raceId = scenario.events[0]!.races[0]!.id;
   await seedIdentities(db, scenario);
@@ -129,7 +134,9 @@ describe("the API reference at /docs", () => {
 
   it("renders the document published at /api/v1/openapi.json", async () => {
     // Swagger UI fetches its own copy from /docs/json; both are the app's one swagger() document.
-    const [shown, published] = await Promise.all(["/docs/json", "/api/v1/openapi.json"].map((path) => fetch(`${api.url}${path}`).then((response) => response.json())));
+    const [shown, published] = await Promise.all(
+      ["/docs/json", "/api/v1/openapi.json"].map((path) => fetch(`${api.url}${path}`).then((response) => response.json())),
+    );
     expect(shown).toEqual(published);
     expect(published).toHaveProperty(["paths", LIVE_PATH, "get"]);
   });
@@ -137,7 +144,14 @@ describe("the API reference at /docs", () => {
   it("loads nothing from anywhere but this server", () => {
     const origin = new URL(api.url).origin;
     // Sanity: the recording saw both pages, Swagger UI's own files and the document.
-    expect(requested).toEqual(expect.arrayContaining([`${origin}/docs/errors`, `${origin}/docs`, `${origin}/docs/static/swagger-ui-bundle.js`, `${origin}/docs/json`]));
+    expect(requested).toEqual(
+      expect.arrayContaining([
+        `${origin}/docs/errors`,
+        `${origin}/docs`,
+        `${origin}/docs/static/swagger-ui-bundle.js`,
+        `${origin}/docs/json`,
+      ]),
+    );
     expect(requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
   });
 

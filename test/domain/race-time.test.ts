@@ -27,7 +27,14 @@ describe("captureWindow", () => {
 
 describe("compareSailNumbers", () => {
   it("orders naturally: GBR 9 before GBR 10, then by country", () => {
-    expect(["GBR 10", "TUR 101", "GBR 9", "GBR 100", "gbr 11", "AUS 7"].sort(compareSailNumbers)).toEqual(["AUS 7", "GBR 9", "GBR 10", "gbr 11", "GBR 100", "TUR 101"]);
+    expect(["GBR 10", "TUR 101", "GBR 9", "GBR 100", "gbr 11", "AUS 7"].sort(compareSailNumbers)).toEqual([
+      "AUS 7",
+      "GBR 9",
+      "GBR 10",
+      "gbr 11",
+      "GBR 100",
+      "TUR 101",
+    ]);
   });
   it("is a total order even for names equal but for case", () => {
     expect(compareSailNumbers("GBR 9", "gbr 9")).not.toBe(0);

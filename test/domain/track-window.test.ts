@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { CAPTURE_AFTER_GUN_MS, CAPTURE_BEFORE_GUN_MS } from "../../src/domain/race-time.js";
-import { overlap, requestedWindow, servedRange, SETTLED_BEFORE_CUTOFF_MS, trackWindow, TRACK_WINDOW_MAX_MS } from "../../src/domain/track-window.js";
+import {
+  overlap,
+  requestedWindow,
+  servedRange,
+  SETTLED_BEFORE_CUTOFF_MS,
+  trackWindow,
+  TRACK_WINDOW_MAX_MS,
+} from "../../src/domain/track-window.js";
 
 const GUN = Date.parse("2026-11-21T10:00:00Z");
 const MIN = 60_000;
@@ -35,7 +42,12 @@ describe("trackWindow", () => {
   });
 
   it("cuts until silently at the cut-off, and then pages on from it", () => {
-    expect(trackWindow(window(GUN, GUN + 10 * MIN), GUN + 4 * MIN, GUN)).toEqual({ sinceMs: GUN, untilMs: GUN + 4 * MIN, nextSinceMs: GUN + 4 * MIN, immutable: false });
+    expect(trackWindow(window(GUN, GUN + 10 * MIN), GUN + 4 * MIN, GUN)).toEqual({
+      sinceMs: GUN,
+      untilMs: GUN + 4 * MIN,
+      nextSinceMs: GUN + 4 * MIN,
+      immutable: false,
+    });
   });
 
   it("is immutable when it ends at least 2 minutes before the cut-off", () => {
@@ -56,11 +68,20 @@ describe("trackWindow", () => {
 
   it("ends paging when the cut itself reaches gun + 3 h", () => {
     const end = GUN + CAPTURE_AFTER_GUN_MS;
-    expect(trackWindow(window(end - 5 * MIN, end + 5 * MIN), end, GUN)).toMatchObject({ untilMs: end, nextSinceMs: null, immutable: false });
+    expect(trackWindow(window(end - 5 * MIN, end + 5 * MIN), end, GUN)).toMatchObject({
+      untilMs: end,
+      nextSinceMs: null,
+      immutable: false,
+    });
   });
 
   it("pages on without end, and is never immutable, for a group without a gun", () => {
-    expect(trackWindow(window(GUN, GUN + 10 * MIN), GUN + 24 * 60 * MIN, null)).toEqual({ sinceMs: GUN, untilMs: GUN + 10 * MIN, nextSinceMs: GUN + 10 * MIN, immutable: false });
+    expect(trackWindow(window(GUN, GUN + 10 * MIN), GUN + 24 * 60 * MIN, null)).toEqual({
+      sinceMs: GUN,
+      untilMs: GUN + 10 * MIN,
+      nextSinceMs: GUN + 10 * MIN,
+      immutable: false,
+    });
   });
 });
 

@@ -36,6 +36,8 @@ describe("classify", () => {
     expect(failure.code).toBe("INTERNAL_ERROR");
     expect(failure.message).not.toContain("secret");
     expect(failure.params).toEqual({});
-    expect(lines).toMatchObject([{ level: 50, traceId: "t2", rpc: "GetRaceLive", msg: "unexpected error", err: { message: "secret driver detail" } }]);
+    expect(lines).toMatchObject([
+      { level: 50, traceId: "t2", rpc: "GetRaceLive", msg: "unexpected error", err: { message: "secret driver detail" } },
+    ]);
   });
 });

@@ -32,7 +32,8 @@ function filled(desc: DescMessage, plants: Plant[], path: string, unset: Unset =
   const init: Record<string, unknown> = {};
   const oneofsSet = new Set<string>();
   for (const field of desc.fields) {
-    const leaveOut = unset === "all" ? !(field.fieldKind === "message" && !path.includes(".")) : unset === "scalars" && field.fieldKind === "scalar";
+    const leaveOut =
+      unset === "all" ? !(field.fieldKind === "message" && !path.includes(".")) : unset === "scalars" && field.fieldKind === "scalar";
     if (leaveOut && field.presence === FeatureSet_FieldPresence.EXPLICIT) continue;
     // One case of each oneof: its fields exclude each other.
     if (field.oneof) {
@@ -41,7 +42,8 @@ function filled(desc: DescMessage, plants: Plant[], path: string, unset: Unset =
       init[field.oneof.localName] = { case: field.localName, value: value(field, plants, `${path}.${field.name}`) };
       continue;
     }
-    init[field.localName] = field.fieldKind === "list" ? [value(field, plants, `${path}.${field.name}[]`)] : value(field, plants, `${path}.${field.name}`);
+    init[field.localName] =
+      field.fieldKind === "list" ? [value(field, plants, `${path}.${field.name}[]`)] : value(field, plants, `${path}.${field.name}`);
   }
   return init;
 }
@@ -57,7 +59,8 @@ function value(field: DescField, plants: Plant[], path: string): unknown {
     return timestampFromMs(ms);
   }
   if (message) return create(message, filled(message, plants, path, unsetting));
-  const enumDesc = field.fieldKind === "enum" ? field.enum : field.fieldKind === "list" && field.listKind === "enum" ? field.enum : undefined;
+  const enumDesc =
+    field.fieldKind === "enum" ? field.enum : field.fieldKind === "list" && field.listKind === "enum" ? field.enum : undefined;
   // An enum is written as a name the mapper chooses; that some name is written is checked below.
   if (enumDesc) return enumDesc.values.find((v) => v.number !== 0)!.number;
   const scalar = field.fieldKind === "scalar" || field.fieldKind === "list" ? field.scalar : undefined;
@@ -130,7 +133,9 @@ function valuePaths(value: unknown, path: string, into: Set<string>): Set<string
 
 describe("every REST answer", () => {
   for (const route of REST_ROUTES) {
-    const body = ((route.schema.response as Record<string, JsonSchema>)[200]!.content as Record<string, { schema: JsonSchema }>)["application/json"]!.schema;
+    const body = ((route.schema.response as Record<string, JsonSchema>)[200]!.content as Record<string, { schema: JsonSchema }>)[
+      "application/json"
+    ]!.schema;
 
     it(`${route.path} (${route.rpc.output.typeName}) writes every field, and its schema names exactly what its mapper writes`, async () => {
       const plants: Plant[] = [];
@@ -143,8 +148,14 @@ describe("every REST answer", () => {
 
       const written = valuePaths(json, "", new Set());
       const named = schemaPaths(body, "", new Set());
-      expect([...written].filter((p) => !named.has(p)), "properties the mapper writes that the schema drops").toEqual([]);
-      expect([...named].filter((p) => !written.has(p)), "properties the schema names that no mapper writes").toEqual([]);
+      expect(
+        [...written].filter((p) => !named.has(p)),
+        "properties the mapper writes that the schema drops",
+      ).toEqual([]);
+      expect(
+        [...named].filter((p) => !written.has(p)),
+        "properties the schema names that no mapper writes",
+      ).toEqual([]);
     });
   }
 
@@ -153,7 +164,9 @@ describe("every REST answer", () => {
       unsetting = unset;
       const message = create(route.rpc.output, filled(route.rpc.output, [], route.rpc.output.name, unset));
       unsetting = "nothing";
-      const body = ((route.schema.response as Record<string, JsonSchema>)[200]!.content as Record<string, { schema: JsonSchema }>)["application/json"]!.schema;
+      const body = ((route.schema.response as Record<string, JsonSchema>)[200]!.content as Record<string, { schema: JsonSchema }>)[
+        "application/json"
+      ]!.schema;
       const written: unknown = JSON.parse((await serialiserFor(route))(route.json(message)));
       expect(missing(written, body, "")).toEqual([]);
     });
@@ -162,7 +175,10 @@ describe("every REST answer", () => {
   it("plants a value the bytes would lose", async () => {
     // Guards the test itself: a property the schema does not name is left out of the bytes.
     const route = REST_ROUTES[0]!;
-    const bytes = (await serialiserFor(route))({ ...(route.json(create(route.rpc.output, filled(route.rpc.output, [], "x"))) as object), unnamed: "lost-v0" });
+    const bytes = (await serialiserFor(route))({
+      ...(route.json(create(route.rpc.output, filled(route.rpc.output, [], "x"))) as object),
+      unnamed: "lost-v0",
+    });
     expect(bytes).not.toContain("lost-v0");
   });
 });

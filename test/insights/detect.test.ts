@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { angleDifferenceDegrees, destinationPoint, haversineDistanceM, type LatLon } from "../../src/domain/geo.js";
-import { TRACK_LOOKBACK_MS, type CourseVersionData, type DetectionInput, type LiveOrderData, type TrackData, type WindData } from "../../src/domain/detection-input.js";
+import {
+  TRACK_LOOKBACK_MS,
+  type CourseVersionData,
+  type DetectionInput,
+  type LiveOrderData,
+  type TrackData,
+  type WindData,
+} from "../../src/domain/detection-input.js";
 import { GAIN_BUCKET_MS, ROUNDING_REENTRY_MS, detectFacts } from "../../src/insights/detect.js";
 import type { BoatRef, Fact } from "../../src/domain/facts.js";
 import { factId } from "../../src/insights/fact-id.js";
@@ -14,7 +21,9 @@ const MIN = 60_000;
 const RACE = "race-1";
 const GROUP = "group-1";
 const BOAT_IDS = ["a", "b", "c", "d", "e", "f", "g", "h"] as const;
-const boats = new Map<string, BoatRef>(BOAT_IDS.map((id, i) => [id, { entryId: id, sailNumber: `GBR ${i + 1}`, boatName: `Boat ${id.toUpperCase()}` }]));
+const boats = new Map<string, BoatRef>(
+  BOAT_IDS.map((id, i) => [id, { entryId: id, sailNumber: `GBR ${i + 1}`, boatName: `Boat ${id.toUpperCase()}` }]),
+);
 
 const MARK: LatLon = { lat: 50.77, lon: -1.3 };
 const far = (from: LatLon, bearing: number) => destinationPoint(from, bearing, 400);
@@ -49,18 +58,53 @@ function track(samples: [number, LatLon][]): TrackData {
 }
 
 /** A course with a start line, a windward mark at `windward`, an optional gate and a finish line. */
-function course(appliedFromMs: number, windward: LatLon, extra: Partial<{ gate: [LatLon, LatLon]; gateLabel: string | null; startEnd: LatLon; finishEnd: LatLon; windwardLabel: string | null }> = {}): CourseVersionData {
+function course(
+  appliedFromMs: number,
+  windward: LatLon,
+  extra: Partial<{
+    gate: [LatLon, LatLon];
+    gateLabel: string | null;
+    startEnd: LatLon;
+    finishEnd: LatLon;
+    windwardLabel: string | null;
+  }> = {},
+): CourseVersionData {
   const startEnd = extra.startEnd ?? at(MARK, 2000, 180);
   const finishEnd = extra.finishEnd ?? at(MARK, 2100, 180);
   const steps: CourseVersionData["steps"] = [
-    { kind: "start", label: "Start", marks: [{ key: "pin", ...startEnd }, { key: "committee", ...at(startEnd, 200, 90) }] },
-    { kind: "mark", label: extra.windwardLabel === undefined ? "Windward" : extra.windwardLabel, marks: [{ key: "windward", ...windward }] },
+    {
+      kind: "start",
+      label: "Start",
+      marks: [
+        { key: "pin", ...startEnd },
+        { key: "committee", ...at(startEnd, 200, 90) },
+      ],
+    },
+    {
+      kind: "mark",
+      label: extra.windwardLabel === undefined ? "Windward" : extra.windwardLabel,
+      marks: [{ key: "windward", ...windward }],
+    },
   ];
   if (extra.gate) {
-    steps.push({ kind: "gate", label: extra.gateLabel === undefined ? "Leeward gate" : extra.gateLabel, marks: [{ key: "gate-port", ...extra.gate[0] }, { key: "gate-stbd", ...extra.gate[1] }] });
+    steps.push({
+      kind: "gate",
+      label: extra.gateLabel === undefined ? "Leeward gate" : extra.gateLabel,
+      marks: [
+        { key: "gate-port", ...extra.gate[0] },
+        { key: "gate-stbd", ...extra.gate[1] },
+      ],
+    });
   }
   steps.push({ kind: "mark", label: "Windward", marks: [{ key: "windward", ...windward }] });
-  steps.push({ kind: "finish", label: "Finish", marks: [{ key: "finish-pin", ...finishEnd }, { key: "finish-committee", ...at(finishEnd, 100, 90) }] });
+  steps.push({
+    kind: "finish",
+    label: "Finish",
+    marks: [
+      { key: "finish-pin", ...finishEnd },
+      { key: "finish-committee", ...at(finishEnd, 100, 90) },
+    ],
+  });
   return { appliedFromMs, steps };
 }
 
@@ -70,11 +114,25 @@ const boatsOf = (f: Fact) => f.boats.map((b) => b.entryId);
 describe("leadChange", () => {
   it("reports a new leader against the baseline reading, boats [new, previous], at the reading's time", () => {
     const facts = detectFacts(
-      input({ liveOrders: [order(T0 - 20 * S, { a: 1, b: 2, c: 3 }), order(T0 + 20 * S, { a: 1, b: 2, c: 3 }), order(T0 + 40 * S, { b: 1, a: 2, c: 3 })] }),
+      input({
+        liveOrders: [
+          order(T0 - 20 * S, { a: 1, b: 2, c: 3 }),
+          order(T0 + 20 * S, { a: 1, b: 2, c: 3 }),
+          order(T0 + 40 * S, { b: 1, a: 2, c: 3 }),
+        ],
+      }),
     );
     expect(facts).toHaveLength(1);
     const fact = facts[0]!;
-    expect(fact).toMatchObject({ kind: "leadChange", atMs: T0 + 40 * S, rank: null, placesGained: null, markLabel: null, startGroupId: GROUP, startGroupName: "IRC 1" });
+    expect(fact).toMatchObject({
+      kind: "leadChange",
+      atMs: T0 + 40 * S,
+      rank: null,
+      placesGained: null,
+      markLabel: null,
+      startGroupId: GROUP,
+      startGroupName: "IRC 1",
+    });
     expect(fact.boats).toEqual([boats.get("b"), boats.get("a")]);
     expect(fact.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "leadChange", entryIds: ["b", "a"], atMs: T0 + 40 * S }));
   });
@@ -93,13 +151,24 @@ describe("leadChange", () => {
 
   it("does not count a tie forming or resolving at the top as a change", () => {
     const facts = detectFacts(
-      input({ liveOrders: [order(T0 - 10 * S, { a: 1, b: 2 }), order(T0 + 10 * S, { a: 1, b: 1 }), order(T0 + 20 * S, { b: 1, a: 2 }), order(T0 + 30 * S, { b: 1, a: 2 })] }),
+      input({
+        liveOrders: [
+          order(T0 - 10 * S, { a: 1, b: 2 }),
+          order(T0 + 10 * S, { a: 1, b: 1 }),
+          order(T0 + 20 * S, { b: 1, a: 2 }),
+          order(T0 + 30 * S, { b: 1, a: 2 }),
+        ],
+      }),
     );
     expect(facts).toEqual([]);
   });
 
   it("compares across a reading that ranks nobody first", () => {
-    const facts = detectFacts(input({ liveOrders: [order(T0 - 10 * S, { a: 1, b: 2 }), order(T0 + 10 * S, { a: null, b: null }), order(T0 + 20 * S, { b: 1, a: 2 })] }));
+    const facts = detectFacts(
+      input({
+        liveOrders: [order(T0 - 10 * S, { a: 1, b: 2 }), order(T0 + 10 * S, { a: null, b: null }), order(T0 + 20 * S, { b: 1, a: 2 })],
+      }),
+    );
     expect(ofKind(facts, "leadChange").map((f) => [f.atMs, ...boatsOf(f)])).toEqual([[T0 + 20 * S, "b", "a"]]);
   });
 });
@@ -116,16 +185,33 @@ describe("markRounding", () => {
 
   it("counts a sample exactly 50 m off as inside, 50.5 m as outside", () => {
     expect(haversineDistanceM(MARK, at(MARK, 50))).toBeCloseTo(50, 6);
-    const onEdge = track([[T0 + 10 * S, at(MARK, 60)], [T0 + 11 * S, at(MARK, 50)], [T0 + 12 * S, at(MARK, 60)]]);
-    const justOut = track([[T0 + 10 * S, at(MARK, 60)], [T0 + 11 * S, at(MARK, 50.5)], [T0 + 12 * S, at(MARK, 60)]]);
-    const facts = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", onEdge], ["b", justOut]]) }));
+    const onEdge = track([
+      [T0 + 10 * S, at(MARK, 60)],
+      [T0 + 11 * S, at(MARK, 50)],
+      [T0 + 12 * S, at(MARK, 60)],
+    ]);
+    const justOut = track([
+      [T0 + 10 * S, at(MARK, 60)],
+      [T0 + 11 * S, at(MARK, 50.5)],
+      [T0 + 12 * S, at(MARK, 60)],
+    ]);
+    const facts = detectFacts(
+      input({
+        courses: windwardCourse,
+        tracks: new Map([
+          ["a", onEdge],
+          ["b", justOut],
+        ]),
+      }),
+    );
     expect(facts.map((f) => [f.kind, ...boatsOf(f), f.atMs, f.markLabel])).toEqual([["markRounding", "a", T0 + 11 * S, "Windward"]]);
     expect(facts[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "markRounding", entryIds: ["a"], atMs: T0 + 11 * S }));
   });
 
   it("reports no rounding from a sample outside the boat's capture window: before gun - 5 min, after its finish, without a gun", () => {
     const tracks = new Map([["a", entering(30)]]);
-    const rounded = (parts: Partial<DetectionInput>) => detectFacts(input({ courses: windwardCourse, tracks, ...parts })).map((f) => f.kind);
+    const rounded = (parts: Partial<DetectionInput>) =>
+      detectFacts(input({ courses: windwardCourse, tracks, ...parts })).map((f) => f.kind);
     expect(rounded({})).toEqual(["markRounding"]);
     // The gun 20 minutes after the window: the boat is sailing to the start.
     expect(rounded({ gunMs: T0 + 25 * MIN })).toEqual([]);
@@ -158,10 +244,18 @@ describe("markRounding", () => {
     ];
     const history = (...visits: number[]) => {
       const samples = visits.flatMap(enteringAt);
-      return track([...samples, ...[0, 1, 2, 3].map((k): [number, LatLon] => [(window.t[k] as number), { lat: window.lat[k] as number, lon: window.lon[k] as number }])]);
+      return track([
+        ...samples,
+        ...[0, 1, 2, 3].map((k): [number, LatLon] => [
+          window.t[k] as number,
+          { lat: window.lat[k] as number, lon: window.lon[k] as number },
+        ]),
+      ]);
     };
     const label = (histories?: Map<string, TrackData>) =>
-      detectFacts(input({ courses: [laps], tracks: new Map([["a", window]]), ...(histories ? { histories } : {}) })).map((f) => f.markLabel);
+      detectFacts(input({ courses: [laps], tracks: new Map([["a", window]]), ...(histories ? { histories } : {}) })).map(
+        (f) => f.markLabel,
+      );
     expect(label()).toEqual(["Windward 1"]);
     expect(label(new Map([["a", history()]]))).toEqual(["Windward 1"]);
     expect(label(new Map([["a", history(T0 - 20 * MIN)]]))).toEqual(["Windward 2"]);
@@ -184,15 +278,46 @@ describe("markRounding", () => {
   });
 
   it("needs a sample outside before: a boat already inside, or a track that starts inside, has not entered", () => {
-    const inside = track([[T0 - 5 * S, at(MARK, 30)], [T0 + 5 * S, at(MARK, 20)]]);
-    const startsInside = track([[T0 + 5 * S, at(MARK, 30)], [T0 + 6 * S, at(MARK, 20)]]);
-    expect(detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", inside], ["b", startsInside]]) }))).toEqual([]);
+    const inside = track([
+      [T0 - 5 * S, at(MARK, 30)],
+      [T0 + 5 * S, at(MARK, 20)],
+    ]);
+    const startsInside = track([
+      [T0 + 5 * S, at(MARK, 30)],
+      [T0 + 6 * S, at(MARK, 20)],
+    ]);
+    expect(
+      detectFacts(
+        input({
+          courses: windwardCourse,
+          tracks: new Map([
+            ["a", inside],
+            ["b", startsInside],
+          ]),
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it("takes the sample before the window as the previous one, and leaves an entry at exactly fromMs to the previous window", () => {
-    const fromBefore = track([[T0 - 1 * S, at(MARK, 60)], [T0 + 1 * S, at(MARK, 40)]]);
-    const atFrom = track([[T0 - 1 * S, at(MARK, 60)], [T0, at(MARK, 40)], [T0 + 1 * S, at(MARK, 30)]]);
-    const facts = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", fromBefore], ["b", atFrom]]) }));
+    const fromBefore = track([
+      [T0 - 1 * S, at(MARK, 60)],
+      [T0 + 1 * S, at(MARK, 40)],
+    ]);
+    const atFrom = track([
+      [T0 - 1 * S, at(MARK, 60)],
+      [T0, at(MARK, 40)],
+      [T0 + 1 * S, at(MARK, 30)],
+    ]);
+    const facts = detectFacts(
+      input({
+        courses: windwardCourse,
+        tracks: new Map([
+          ["a", fromBefore],
+          ["b", atFrom],
+        ]),
+      }),
+    );
     expect(facts.map((f) => [...boatsOf(f), f.atMs])).toEqual([["a", T0 + 1 * S]]);
   });
 
@@ -219,10 +344,33 @@ describe("markRounding", () => {
     const courses = [course(T0 - 30 * MIN, MARK, { gate: [port, stbd], startEnd, finishEnd })];
     const t = T0 + 60 * S;
     const tracks = new Map([
-      ["a", track([[t - S, at(startEnd, 60)], [t, at(startEnd, 10)], [t + S, at(finishEnd, 60)], [t + 2 * S, at(finishEnd, 10)]])],
+      [
+        "a",
+        track([
+          [t - S, at(startEnd, 60)],
+          [t, at(startEnd, 10)],
+          [t + S, at(finishEnd, 60)],
+          [t + 2 * S, at(finishEnd, 10)],
+        ]),
+      ],
       // Within 50 m of the port mark, then of the starboard mark too: one gate rounding.
-      ["b", track([[t - S, at(port, 80, 270)], [t, at(port, 45, 270)], [t + S, at(port, 35, 90)], [t + 2 * S, at(stbd, 35, 270)], [t + 3 * S, at(stbd, 80, 90)]])],
-      ["c", track([[t - S, at(stbd, 80, 90)], [t + 5 * S, at(stbd, 20, 90)]])],
+      [
+        "b",
+        track([
+          [t - S, at(port, 80, 270)],
+          [t, at(port, 45, 270)],
+          [t + S, at(port, 35, 90)],
+          [t + 2 * S, at(stbd, 35, 270)],
+          [t + 3 * S, at(stbd, 80, 90)],
+        ]),
+      ],
+      [
+        "c",
+        track([
+          [t - S, at(stbd, 80, 90)],
+          [t + 5 * S, at(stbd, 20, 90)],
+        ]),
+      ],
     ]);
     const facts = detectFacts(input({ courses, tracks }));
     expect(facts.map((f) => [...boatsOf(f), f.atMs, f.markLabel])).toEqual([
@@ -237,7 +385,13 @@ describe("markRounding", () => {
     const courses = [course(T0 - 30 * MIN, MARK, { gate: [port, stbd], gateLabel: null, windwardLabel: null })];
     const tracks = new Map<string, TrackData>();
     for (const [i, id] of BOAT_IDS.slice(0, 4).entries()) tracks.set(id, entering(30, T0 + (10 + i) * S));
-    tracks.set("e", track([[T0 + 100 * S, at(stbd, 80, 90)], [T0 + 101 * S, at(stbd, 20, 90)]]));
+    tracks.set(
+      "e",
+      track([
+        [T0 + 100 * S, at(stbd, 80, 90)],
+        [T0 + 101 * S, at(stbd, 20, 90)],
+      ]),
+    );
     const facts = detectFacts(input({ courses, tracks }));
     expect(facts.map((f) => [...boatsOf(f), f.markLabel])).toEqual([
       ["e", "gate-stbd"],
@@ -252,13 +406,37 @@ describe("markRounding", () => {
     const courses = [course(T0 - 30 * MIN, MARK), course(T0 + 2 * MIN, moved)];
     const tracks = new Map([
       // Before the change: the old mark counts.
-      ["a", track([[T0 + 60 * S, at(MARK, 60)], [T0 + 61 * S, at(MARK, 40)]])],
+      [
+        "a",
+        track([
+          [T0 + 60 * S, at(MARK, 60)],
+          [T0 + 61 * S, at(MARK, 40)],
+        ]),
+      ],
       // After the change: the old position no longer counts, the new one does.
-      ["b", track([[T0 + 150 * S, at(MARK, 60)], [T0 + 151 * S, at(MARK, 40)]])],
-      ["c", track([[T0 + 150 * S, at(moved, 60)], [T0 + 151 * S, at(moved, 40)]])],
+      [
+        "b",
+        track([
+          [T0 + 150 * S, at(MARK, 60)],
+          [T0 + 151 * S, at(MARK, 40)],
+        ]),
+      ],
+      [
+        "c",
+        track([
+          [T0 + 150 * S, at(moved, 60)],
+          [T0 + 151 * S, at(moved, 40)],
+        ]),
+      ],
       // Already where the new version lays the mark: the sample before is judged against
       // the new mark too, so the boat has not entered.
-      ["d", track([[T0 + 2 * MIN - S, at(moved, 30)], [T0 + 2 * MIN, at(moved, 30)]])],
+      [
+        "d",
+        track([
+          [T0 + 2 * MIN - S, at(moved, 30)],
+          [T0 + 2 * MIN, at(moved, 30)],
+        ]),
+      ],
     ]);
     const facts = detectFacts(input({ courses, tracks }));
     expect(facts.map((f) => [...boatsOf(f), f.atMs])).toEqual([
@@ -286,22 +464,45 @@ describe("markRounding", () => {
     const first = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", flicker]]) }));
     expect(first.map((f) => f.atMs)).toEqual([t]);
     // A later window starting between the entries sees the minute before it and stays silent.
-    const later = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", flicker]]), fromMs: t + 1 * S, toMs: t + 1 * S + 5 * MIN }));
+    const later = detectFacts(
+      input({ courses: windwardCourse, tracks: new Map([["a", flicker]]), fromMs: t + 1 * S, toMs: t + 1 * S + 5 * MIN }),
+    );
     expect(later).toEqual([]);
     expect(TRACK_LOOKBACK_MS).toBeGreaterThanOrEqual(ROUNDING_REENTRY_MS);
   });
 
   it("reports a boat entering again after more than a minute outside, in a window of its own", () => {
     const t = T0 + 100 * S;
-    const twice = track([[t - S, at(MARK, 60)], [t, at(MARK, 40)], [t + 5 * S, at(MARK, 60)], [t + 70 * S, at(MARK, 60)], [t + 71 * S, at(MARK, 40)]]);
-    const later = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", twice]]), fromMs: t + 10 * S, toMs: t + 10 * S + 5 * MIN }));
+    const twice = track([
+      [t - S, at(MARK, 60)],
+      [t, at(MARK, 40)],
+      [t + 5 * S, at(MARK, 60)],
+      [t + 70 * S, at(MARK, 60)],
+      [t + 71 * S, at(MARK, 40)],
+    ]);
+    const later = detectFacts(
+      input({ courses: windwardCourse, tracks: new Map([["a", twice]]), fromMs: t + 10 * S, toMs: t + 10 * S + 5 * MIN }),
+    );
     expect(later.map((f) => f.atMs)).toEqual([t + 71 * S]);
   });
 
   it("reads no sample after toMs, and ignores boats of other groups", () => {
-    const late = track([[T0 + 5 * MIN, at(MARK, 60)], [T0 + 5 * MIN + 1, at(MARK, 40)]]);
+    const late = track([
+      [T0 + 5 * MIN, at(MARK, 60)],
+      [T0 + 5 * MIN + 1, at(MARK, 40)],
+    ]);
     const stranger = entering(40);
-    expect(detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", late], ["zz", stranger]]) }))).toEqual([]);
+    expect(
+      detectFacts(
+        input({
+          courses: windwardCourse,
+          tracks: new Map([
+            ["a", late],
+            ["zz", stranger],
+          ]),
+        }),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -311,7 +512,9 @@ describe("gain", () => {
   const now = order(T0 + 4 * MIN, { a: 1, e: 2, c: 3, d: 4, b: 5, f: 6, g: 7, h: 8 });
 
   it("reports the three largest gains of at least 2 places, ties by better current place", () => {
-    const facts = detectFacts(input({ liveOrders: [baseline, order(T0 + 2 * MIN, { a: 2, e: 1, c: 4, d: 3, b: 5, f: 6, g: 7, h: 8 }), now] }));
+    const facts = detectFacts(
+      input({ liveOrders: [baseline, order(T0 + 2 * MIN, { a: 2, e: 1, c: 4, d: 3, b: 5, f: 6, g: 7, h: 8 }), now] }),
+    );
     const gains = ofKind(facts, "gain").sort((x, y) => x.rank! - y.rank!);
     // Gains: A +4, C +3, D +3, B +3; B is the tie left out (place 5).
     expect(gains.map((f) => [...boatsOf(f), f.placesGained, f.rank, f.atMs])).toEqual([
@@ -322,7 +525,9 @@ describe("gain", () => {
   });
 
   it("reports a gain of 2 places, not of 1", () => {
-    const facts = detectFacts(input({ liveOrders: [order(T0 - S, { a: 3, b: 4, c: 1, d: 2 }), order(T0 + MIN, { a: 1, b: 3, c: 2, d: 4 })] }));
+    const facts = detectFacts(
+      input({ liveOrders: [order(T0 - S, { a: 3, b: 4, c: 1, d: 2 }), order(T0 + MIN, { a: 1, b: 3, c: 2, d: 4 })] }),
+    );
     expect(ofKind(facts, "gain").map((f) => [...boatsOf(f), f.placesGained, f.rank])).toEqual([["a", 2, 1]]);
   });
 
@@ -335,7 +540,13 @@ describe("gain", () => {
 
   it("ignores unranked boats and readings after toMs", () => {
     const facts = detectFacts(
-      input({ liveOrders: [order(T0 - S, { a: 5, b: null, c: 3 }), order(T0 + MIN, { a: 4, b: 1, c: null }), order(T0 + 5 * MIN + 1, { a: 1, b: 2, c: 3 })] }),
+      input({
+        liveOrders: [
+          order(T0 - S, { a: 5, b: null, c: 3 }),
+          order(T0 + MIN, { a: 4, b: 1, c: null }),
+          order(T0 + 5 * MIN + 1, { a: 1, b: 2, c: 3 }),
+        ],
+      }),
     );
     expect(ofKind(facts, "gain")).toEqual([]);
   });
@@ -357,7 +568,9 @@ describe("gain", () => {
     // Both newest readings fall in bucket [T0 + 5 min, T0 + 10 min): the same fact, the same id.
     expect(at9[0]!.id).toBe(at7[0]!.id);
     const bucket = Math.floor((T0 + 6 * MIN) / GAIN_BUCKET_MS);
-    expect(at7[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "gain", entryIds: ["a"], atMs: bucket * GAIN_BUCKET_MS, bucket }));
+    expect(at7[0]!.id).toBe(
+      factId({ raceId: RACE, startGroupId: GROUP, kind: "gain", entryIds: ["a"], atMs: bucket * GAIN_BUCKET_MS, bucket }),
+    );
     // The next bucket is a new fact.
     expect(at12.map((f) => f.placesGained)).toEqual([2]);
     expect(at12[0]!.id).not.toBe(at7[0]!.id);
@@ -374,7 +587,11 @@ describe("finish", () => {
           { entryId: "c", finishMs: T0 + 5 * MIN },
           { entryId: "d", finishMs: T0 + 5 * MIN + 1 },
         ],
-        liveOrders: [order(T0 - S, { a: 1, b: 3, c: 2 }), order(T0 + 2 * MIN, { a: 1, b: 2 }), order(T0 + 5 * MIN + 1, { a: 1, b: 3, c: 2 })],
+        liveOrders: [
+          order(T0 - S, { a: 1, b: 3, c: 2 }),
+          order(T0 + 2 * MIN, { a: 1, b: 2 }),
+          order(T0 + 5 * MIN + 1, { a: 1, b: 3, c: 2 }),
+        ],
       }),
     );
     expect(facts.map((f) => [f.kind, ...boatsOf(f), f.atMs, f.rank])).toEqual([
@@ -393,7 +610,17 @@ describe("windShift", () => {
     expect(shifts([w(-30, 200, 12), w(60, 209, 12)])).toEqual([]);
     const facts = shifts([w(-30, 200, 12), w(60, 210, 12)]);
     expect(facts).toHaveLength(1);
-    expect(facts[0]).toMatchObject({ kind: "windShift", atMs: T0 + 60 * S, boats: [], twdFrom: 200, twdTo: 210, twsFrom: 12, twsTo: 12, rank: null, markLabel: null });
+    expect(facts[0]).toMatchObject({
+      kind: "windShift",
+      atMs: T0 + 60 * S,
+      boats: [],
+      twdFrom: 200,
+      twdTo: 210,
+      twsFrom: 12,
+      twsTo: 12,
+      rank: null,
+      markLabel: null,
+    });
     expect(facts[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "windShift", entryIds: [], atMs: T0 + 60 * S }));
   });
 
@@ -441,12 +668,30 @@ describe("every kind together", () => {
         order(t(420), { b: 1, d: 2, a: 3, c: 4 }),
       ],
       tracks: new Map([
-        ["a", track([[t(100), at(MARK, 60)], [t(150), at(MARK, 40)], [t(400), far(MARK, 0)]])],
-        ["b", track([[t(199), at(MARK, 60)], [t(200), at(MARK, 40)], [t(400), far(MARK, 0)]])],
+        [
+          "a",
+          track([
+            [t(100), at(MARK, 60)],
+            [t(150), at(MARK, 40)],
+            [t(400), far(MARK, 0)],
+          ]),
+        ],
+        [
+          "b",
+          track([
+            [t(199), at(MARK, 60)],
+            [t(200), at(MARK, 40)],
+            [t(400), far(MARK, 0)],
+          ]),
+        ],
       ]),
       courses: [course(t(-1800), MARK)],
       finishes: [{ entryId: "c", finishMs: t(200) }],
-      wind: [{ measuredAtMs: t(-30), twd: 200, tws: 12 }, { measuredAtMs: t(150), twd: 215, tws: 12 }, { measuredAtMs: t(270), twd: 215, tws: 8 }],
+      wind: [
+        { measuredAtMs: t(-30), twd: 200, tws: 12 },
+        { measuredAtMs: t(150), twd: 215, tws: 12 },
+        { measuredAtMs: t(270), twd: 215, tws: 8 },
+      ],
     });
 
   it("orders facts newest first, then by kind, then by id", () => {
@@ -501,7 +746,8 @@ describe("a simulated race", () => {
         const seen = facts.get(f.id);
         // The same id always carries the same event; a gain's numbers and a finish's place
         // may be refreshed by a later reading.
-        if (seen && f.kind !== "gain") expect({ ...f, rank: f.kind === "finish" ? null : f.rank }).toEqual({ ...seen, rank: f.kind === "finish" ? null : seen.rank });
+        if (seen && f.kind !== "gain")
+          expect({ ...f, rank: f.kind === "finish" ? null : f.rank }).toEqual({ ...seen, rank: f.kind === "finish" ? null : seen.rank });
         facts.set(f.id, f);
       }
     }
@@ -519,7 +765,11 @@ describe("a simulated race", () => {
       expect(mine.filter((f) => f.markLabel === "Windward").length).toBeGreaterThanOrEqual(2);
       expect(mine.filter((f) => f.markLabel === "Leeward gate").length).toBeGreaterThanOrEqual(2);
     }
-    expect(ofKind(facts, "finish").map((f) => f.boats[0]!.entryId).sort()).toEqual([...finishers].sort());
+    expect(
+      ofKind(facts, "finish")
+        .map((f) => f.boats[0]!.entryId)
+        .sort(),
+    ).toEqual([...finishers].sort());
   });
 
   it("reports each rounding at a sample inside 50 m of a mark of the applied course, the one before outside", () => {
@@ -530,7 +780,10 @@ describe("a simulated race", () => {
       const i = tr.t.indexOf(f.atMs);
       expect(i).toBeGreaterThan(0);
       const applied = [...group.courses!].reverse().find((c) => Date.parse(c.appliedFromUtc) <= f.atMs)!;
-      const marks = applied.steps.filter((s) => s.kind === "mark" || s.kind === "gate").filter((s) => s.label === f.markLabel).flatMap((s) => s.marks);
+      const marks = applied.steps
+        .filter((s) => s.kind === "mark" || s.kind === "gate")
+        .filter((s) => s.label === f.markLabel)
+        .flatMap((s) => s.marks);
       const distance = (j: number) => Math.min(...marks.map((m) => haversineDistanceM(m, { lat: tr.lat[j]!, lon: tr.lon[j]! })));
       expect(distance(i)).toBeLessThanOrEqual(50);
       expect(distance(i - 1)).toBeGreaterThan(50);
@@ -539,13 +792,17 @@ describe("a simulated race", () => {
 
   it("finds the committee's big wind shift", () => {
     const readings = small.events[0]!.races[0]!.startGroups[0]!.wind!;
-    const turns = readings.slice(1).map((r, i) => ({ atMs: Date.parse(r.measuredAtUtc), turn: Math.abs(angleDifferenceDegrees(readings[i]!.twd, r.twd)) }));
+    const turns = readings
+      .slice(1)
+      .map((r, i) => ({ atMs: Date.parse(r.measuredAtUtc), turn: Math.abs(angleDifferenceDegrees(readings[i]!.twd, r.twd)) }));
     const big = turns.filter((x) => x.turn >= 10);
     expect(big.length).toBeGreaterThan(0);
     const reported = ofKind(facts, "windShift");
     for (const b of big) {
       if (b.atMs > windows.at(-1)!.input.toMs) continue;
-      expect(reported.some((f) => f.atMs === b.atMs && f.twdFrom !== null && Math.abs(angleDifferenceDegrees(f.twdFrom, f.twdTo!)) >= 10)).toBe(true);
+      expect(
+        reported.some((f) => f.atMs === b.atMs && f.twdFrom !== null && Math.abs(angleDifferenceDegrees(f.twdFrom, f.twdTo!)) >= 10),
+      ).toBe(true);
     }
   });
 

@@ -2,13 +2,23 @@ import { afterEach, describe, expect, it } from "vitest";
 import { NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../../src/domain/facts.js";
 import { factId } from "../../src/insights/fact-id.js";
 import { acceptableModelLine, ModelPhraser, type ModelConfig } from "../../src/insights/model-phrasing.js";
-import { startChatCompletionsServer, type ChatHandler, type ChatReply, type ChatRequest, type ChatCompletionsServer } from "../support/chat-completions-server.js";
+import {
+  startChatCompletionsServer,
+  type ChatHandler,
+  type ChatReply,
+  type ChatRequest,
+  type ChatCompletionsServer,
+} from "../support/chat-completions-server.js";
 
 const RACE = "a0000000-0000-4000-8000-000000000001";
 const GROUP = "b0000000-0000-4000-8000-000000000001";
 const T0 = Date.parse("2025-06-01T12:00:00Z");
 
-const boat = (n: number, sailNumber: string, boatName: string): BoatRef => ({ entryId: `e0000000-0000-4000-8000-00000000000${n}`, sailNumber, boatName });
+const boat = (n: number, sailNumber: string, boatName: string): BoatRef => ({
+  entryId: `e0000000-0000-4000-8000-00000000000${n}`,
+  sailNumber,
+  boatName,
+});
 const SPRAY = boat(1, "GBR 1234", "Spray");
 const DR_NO = boat(2, "USA 7", "Dr. No");
 const MISTRAL = boat(3, "FRA 12", "Mistral");
@@ -147,7 +157,10 @@ function spoiled(spoil: (lines: Record<string, string>) => Record<string, string
 const expectedGood = new Map(
   FACTS.map((f) => [
     f.id,
-    goodSentence({ ...f, boats: f.boats.map((b) => ({ role: "", sailNumber: b.sailNumber, boatName: b.boatName })) } as unknown as RequestedFact),
+    goodSentence({
+      ...f,
+      boats: f.boats.map((b) => ({ role: "", sailNumber: b.sailNumber, boatName: b.boatName })),
+    } as unknown as RequestedFact),
   ]),
 );
 
@@ -205,7 +218,16 @@ describe("ModelPhraser", () => {
     expect(sent[1]).toMatchObject({ kind: "markRounding", markLabel: "Windward 1" });
     expect(sent[2]).toMatchObject({ kind: "gain", rank: 2, placesGained: 3 });
     expect(sent[3]).toMatchObject({ kind: "finish", rank: 1 });
-    expect(sent[4]).toEqual({ id: WIND.id, kind: "windShift", startGroup: "ILCA 7", boats: [], twdFrom: 240, twdTo: 255, twsFrom: 12.5, twsTo: 16 });
+    expect(sent[4]).toEqual({
+      id: WIND.id,
+      kind: "windShift",
+      startGroup: "ILCA 7",
+      boats: [],
+      twdFrom: 240,
+      twdTo: 255,
+      twsFrom: 12.5,
+      twsTo: 16,
+    });
   });
 
   it("sends no authorization header without a key, and names each language", async () => {
@@ -273,7 +295,10 @@ describe("ModelPhraser", () => {
   });
 
   it.each<[string, (lines: Record<string, string>) => Record<string, string>]>([
-    ["over 160 characters", (lines) => ({ ...lines, [LEAD.id]: `GBR 1234 takes the lead from USA 7 ${"after a long and patient beat ".repeat(5)}.` })],
+    [
+      "over 160 characters",
+      (lines) => ({ ...lines, [LEAD.id]: `GBR 1234 takes the lead from USA 7 ${"after a long and patient beat ".repeat(5)}.` }),
+    ],
     ["two sentences", (lines) => ({ ...lines, [LEAD.id]: "GBR 1234 takes the lead. USA 7 falls back." })],
     ["a boat left out", (lines) => ({ ...lines, [LEAD.id]: "GBR 1234 Spray takes the lead." })],
     ["a line break", (lines) => ({ ...lines, [LEAD.id]: "GBR 1234 takes the lead\nfrom USA 7." })],
@@ -316,7 +341,10 @@ describe("ModelPhraser", () => {
       ]),
     );
     expect(warnings).toEqual([
-      { obj: { lang: "fr", rejected: [ROUNDING.id, FINISH.id, WIND.id], unknown: ["ffffffffffffffff"], missing: [] }, msg: expect.stringContaining("discarded") },
+      {
+        obj: { lang: "fr", rejected: [ROUNDING.id, FINISH.id, WIND.id], unknown: ["ffffffffffffffff"], missing: [] },
+        msg: expect.stringContaining("discarded"),
+      },
     ]);
   });
 

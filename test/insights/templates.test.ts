@@ -27,7 +27,7 @@ const wind = (twdFrom: number, twdTo: number, twsFrom: number | null, twsTo: num
   fact({ kind: "windShift", twdFrom, twdTo, twsFrom, twsTo });
 
 const VARIANTS: Record<string, Fact> = {
-  "leadChange": leadChange(),
+  leadChange: leadChange(),
   "leadChange, no previous leader": leadChange([TENACIOUS]),
   "markRounding, named mark": rounding("Windward"),
   "markRounding, mark key": rounding("1"),
@@ -116,8 +116,19 @@ describe("English sentences", () => {
 describe("ordinals", () => {
   it("en: st, nd, rd, th by the CLDR ordinal rules", () => {
     const cases: Array<[number, string]> = [
-      [1, "1st"], [2, "2nd"], [3, "3rd"], [4, "4th"], [11, "11th"], [12, "12th"], [13, "13th"],
-      [21, "21st"], [22, "22nd"], [23, "23rd"], [101, "101st"], [111, "111th"], [112, "112th"],
+      [1, "1st"],
+      [2, "2nd"],
+      [3, "3rd"],
+      [4, "4th"],
+      [11, "11th"],
+      [12, "12th"],
+      [13, "13th"],
+      [21, "21st"],
+      [22, "22nd"],
+      [23, "23rd"],
+      [101, "101st"],
+      [111, "111th"],
+      [112, "112th"],
     ];
     for (const [rank, ordinal] of cases) {
       expect(templateText(gain(2, rank), "en")).toBe(`GBR 10 Tenacious gains 2 places and is now ${ordinal}.`);
@@ -158,9 +169,20 @@ describe("ordinals", () => {
 
   it("el: feminine ordinal with θέση, στην/στη by the final-ν rule, stressed ending on tens and hundreds", () => {
     const cases: Array<[number, string]> = [
-      [1, "στην 1η θέση"], [2, "στη 2η θέση"], [3, "στην 3η θέση"], [6, "στην 6η θέση"], [8, "στην 8η θέση"],
-      [10, "στη 10η θέση"], [11, "στην 11η θέση"], [12, "στη 12η θέση"], [13, "στη 13η θέση"],
-      [20, "στην 20ή θέση"], [21, "στην 21η θέση"], [32, "στην 32η θέση"], [100, "στην 100ή θέση"], [200, "στη 200ή θέση"],
+      [1, "στην 1η θέση"],
+      [2, "στη 2η θέση"],
+      [3, "στην 3η θέση"],
+      [6, "στην 6η θέση"],
+      [8, "στην 8η θέση"],
+      [10, "στη 10η θέση"],
+      [11, "στην 11η θέση"],
+      [12, "στη 12η θέση"],
+      [13, "στη 13η θέση"],
+      [20, "στην 20ή θέση"],
+      [21, "στην 21η θέση"],
+      [32, "στην 32η θέση"],
+      [100, "στην 100ή θέση"],
+      [200, "στη 200ή θέση"],
     ];
     for (const [rank, phrase] of cases) expect(templateText(gain(2, rank), "el")).toContain(`ανεβαίνει ${phrase}.`);
   });

@@ -63,17 +63,17 @@ describe("rate limits in memory", () => {
   it("writes the IETF draft headers in structured-field form", async () => {
     expect(rateLimitHeaders({ bucket: "tracking", limit: 120, remaining: 87, resetSeconds: 42, allowed: true })).toEqual({
       "ratelimit-policy": '"tracking";q=120;w=60',
-      "ratelimit": '"tracking";r=87;t=42',
+      ratelimit: '"tracking";r=87;t=42',
     });
     const first = await limits.consume("general", randomUUID(), 60);
     expect(rateLimitHeaders(first)).toEqual({
       "ratelimit-policy": '"general";q=60;w=60',
-      "ratelimit": '"general";r=59;t=60',
+      ratelimit: '"general";r=59;t=60',
     });
     const refused: LimitResult = { bucket: "token-ip", limit: 20, remaining: 0, resetSeconds: 1, allowed: false };
     expect(rateLimitHeaders(refused)).toEqual({
       "ratelimit-policy": '"token-ip";q=20;w=60',
-      "ratelimit": '"token-ip";r=0;t=1',
+      ratelimit: '"token-ip";r=0;t=1',
     });
   });
 

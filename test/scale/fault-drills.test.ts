@@ -35,7 +35,8 @@ beforeAll(async () => {
   const club = scenario.clubs.find((c) => c.id === CLUB)!;
   club.rateLimitPerMinute = 1_000_000;
   club.trackingRateLimitPerMinute = 1_000_000;
-  for (const clientId of ["perInstanceProbe", "sharedProbe"]) scenario.clients.push({ clientId, clientSecret: `${clientId}-secret`, clubId: CLUB, scopes: ["events:read"] });
+  for (const clientId of ["perInstanceProbe", "sharedProbe"])
+    scenario.clients.push({ clientId, clientSecret: `${clientId}-secret`, clubId: CLUB, scopes: ["events:read"] });
   await seedIdentities({ url: instance.url, pool: admin }, scenario);
 }, 120_000);
 
@@ -88,7 +89,11 @@ function expectUnavailable(sample: Sample): void {
   expect(sample.headers!.get("content-type"), where).toBe("application/problem+json");
   expect(sample.headers!.get("cache-control"), where).toBe("no-store");
   expect(sample.headers!.get("etag"), where).toBeNull();
-  expect(JSON.parse(sample.body), where).toMatchObject({ type: `${TEST_BASE_URL}/docs/errors#API_UNAVAILABLE`, status: 503, code: "API_UNAVAILABLE" });
+  expect(JSON.parse(sample.body), where).toMatchObject({
+    type: `${TEST_BASE_URL}/docs/errors#API_UNAVAILABLE`,
+    status: 503,
+    code: "API_UNAVAILABLE",
+  });
 }
 
 describe("the database stops mid-load", () => {
@@ -261,7 +266,15 @@ describe("Redis stops under two instances", () => {
 
 describe("SIGTERM during load", () => {
   it("lets in-flight requests finish with 200, takes no new connection, ends SSE streams at once, and exits 0", async () => {
-    const server = startCli(["serve"], { DATABASE_URL: instance.url, PORT: "0", GRPC_PORT: "0", METRICS_PORT: "0", LOG_LEVEL: "info", DATABASE_STATEMENT_TIMEOUT_MS: "30000", DATABASE_POOL_SIZE: "20" });
+    const server = startCli(["serve"], {
+      DATABASE_URL: instance.url,
+      PORT: "0",
+      GRPC_PORT: "0",
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      DATABASE_STATEMENT_TIMEOUT_MS: "30000",
+      DATABASE_POOL_SIZE: "20",
+    });
     try {
       const [, httpUrl] = await server.waitFor(/"httpUrl":"(http:\/\/[^"]+)"/);
       const [, grpcUrl] = await server.waitFor(/"grpcUrl":"(http:\/\/[^"]+)"/);
@@ -281,19 +294,28 @@ describe("SIGTERM during load", () => {
         await sleep(2100); // past the live read the stream made before the lock
         const inFlight = Array.from({ length: 16 }, (_, i) => {
           const since = iso(NOW - (5 + i) * MINUTE); // each its own near-now window, its own read
-          const url = i % 4 === 0 ? `${httpUrl}/api/v1/races/${RACE}/live` : `${httpUrl}/api/v1/races/${RACE}/track?startGroupId=${GROUP_A}&since=${since}`;
+          const url =
+            i % 4 === 0
+              ? `${httpUrl}/api/v1/races/${RACE}/live`
+              : `${httpUrl}/api/v1/races/${RACE}/track?startGroupId=${GROUP_A}&since=${since}`;
           return fetch(url, { headers }).then(
             async (response) => ({ status: response.status, body: await response.text(), endedAt: Date.now() }),
             (error: unknown) => ({ status: 0, body: String((error as { cause?: unknown }).cause ?? error), endedAt: Date.now() }),
           );
         });
-        await within(10_000, async () => {
-          const [rows] = await locker.query<RowDataPacket[]>("SELECT COUNT(*) AS waiting FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table metadata lock'");
-          // Every request is in the server before the signal: the 12 track windows' reads and the one live read the
-          // other four share, each on a connection of the pool of 20. A request the server has not read yet is not
-          // in flight (Node closes its idle connection), so the test must not signal before all of them are.
-          expect(Number(rows[0]!.waiting)).toBeGreaterThanOrEqual(13);
-        }, 50);
+        await within(
+          10_000,
+          async () => {
+            const [rows] = await locker.query<RowDataPacket[]>(
+              "SELECT COUNT(*) AS waiting FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table metadata lock'",
+            );
+            // Every request is in the server before the signal: the 12 track windows' reads and the one live read the
+            // other four share, each on a connection of the pool of 20. A request the server has not read yet is not
+            // in flight (Node closes its idle connection), so the test must not signal before all of them are.
+            expect(Number(rows[0]!.waiting)).toBeGreaterThanOrEqual(13);
+          },
+          50,
+        );
         await sleep(300); // the live requests that join the one live read
 
         const signalledAt = Date.now();
@@ -301,12 +323,19 @@ describe("SIGTERM during load", () => {
         await server.waitFor(/shutting down/, 5000);
 
         // The stream ends cleanly and at once: it does not hold the shutdown.
-        await Promise.race([stream.ended, sleep(3000).then(() => Promise.reject(new Error("the SSE stream was still open 3 s after SIGTERM")))]);
+        await Promise.race([
+          stream.ended,
+          sleep(3000).then(() => Promise.reject(new Error("the SSE stream was still open 3 s after SIGTERM"))),
+        ]);
         // New connections are refused on both listeners, while the old requests still wait.
-        await within(3000, async () => {
-          expect(await connectOutcome(httpUrl!)).toBe("ECONNREFUSED");
-          expect(await connectOutcome(grpcUrl!)).toBe("ECONNREFUSED");
-        }, 50);
+        await within(
+          3000,
+          async () => {
+            expect(await connectOutcome(httpUrl!)).toBe("ECONNREFUSED");
+            expect(await connectOutcome(grpcUrl!)).toBe("ECONNREFUSED");
+          },
+          50,
+        );
         expect(await httpOutcome(`${httpUrl}/healthz`)).toBe("ECONNREFUSED");
         await sleep(500);
         expect(server.process.exitCode).toBeNull();

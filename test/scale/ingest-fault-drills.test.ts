@@ -45,11 +45,23 @@ async function serve(): Promise<{ server: Running; client: IngestClient }> {
   return { server, client: createIngestClient({ url: httpUrl!, grpcUrl: grpcUrl!, clientId: "writer", clientSecret: secretOf("writer") }) };
 }
 
-type Batch = { raceId: string; startGroupId: string; boats: Array<{ entryId: string; t: bigint[]; lat: number[]; lon: number[]; sogKn: number[]; cogDeg: number[]; accuracyM: number[] }> };
+type Batch = {
+  raceId: string;
+  startGroupId: string;
+  boats: Array<{ entryId: string; t: bigint[]; lat: number[]; lon: number[]; sogKn: number[]; cogDeg: number[]; accuracyM: number[] }>;
+};
 
 /** One second of both boats of the group: one fix each at `t` (a's) and `t + 1` (b's). */
 function batch(t: number): Batch {
-  const boat = (entryId: string, at: number) => ({ entryId, t: [BigInt(at)], lat: [50.7 + (at % 100_000) / 1e7], lon: [-1.3], sogKn: [5], cogDeg: [90], accuracyM: [] });
+  const boat = (entryId: string, at: number) => ({
+    entryId,
+    t: [BigInt(at)],
+    lat: [50.7 + (at % 100_000) / 1e7],
+    lon: [-1.3],
+    sogKn: [5],
+    cogDeg: [90],
+    accuracyM: [],
+  });
   return { raceId: IDS.race, startGroupId: IDS.group, boats: [boat(IDS.a, t), boat(IDS.b, t + 1)] };
 }
 
@@ -109,12 +121,16 @@ async function resend(client: IngestClient, batches: readonly Batch[]): Promise<
   let accepted = 0;
   let duplicates = 0;
   for (const sent of batches) {
-    await within(20_000, async () => {
-      const answer = await client.appendFixes(sent);
-      expect(answer.rejected).toEqual([]);
-      accepted += answer.accepted;
-      duplicates += answer.duplicates;
-    }, 250);
+    await within(
+      20_000,
+      async () => {
+        const answer = await client.appendFixes(sent);
+        expect(answer.rejected).toEqual([]);
+        accepted += answer.accepted;
+        duplicates += answer.duplicates;
+      },
+      250,
+    );
   }
   return { accepted, duplicates };
 }
@@ -126,7 +142,14 @@ describe("ingest under faults", () => {
     // The stream's sample times a minute ago, 10 ms apart; the unary calls' 20 s ago and later.
     const base = Date.now() - 60_000;
     const streamed = Array.from({ length: 300 }, (_, m) => batch(base + m * 10));
-    const load = unaryLoad(first.client, ((next) => () => batch(next()))(recentTimes()), 50);
+    const load = unaryLoad(
+      first.client,
+      (
+        (next) => () =>
+          batch(next())
+      )(recentTimes()),
+      50,
+    );
     let sentMessages = 0;
     const messages = async function* () {
       for (const message of streamed) {
@@ -139,10 +162,14 @@ describe("ingest under faults", () => {
       () => "answered" as const,
       (error: unknown) => ConnectError.from(error),
     );
-    await within(15_000, async () => {
-      expect(sentMessages).toBeGreaterThan(10);
-      expect(load.outcomes.filter((o) => o.acked).length).toBeGreaterThan(3);
-    }, 20);
+    await within(
+      15_000,
+      async () => {
+        expect(sentMessages).toBeGreaterThan(10);
+        expect(load.outcomes.filter((o) => o.acked).length).toBeGreaterThan(3);
+      },
+      20,
+    );
     expect(sentMessages).toBeLessThan(streamed.length); // still streaming when the process dies
     first.server.process.kill("SIGKILL");
     const streamOutcome = await stream;
@@ -203,7 +230,10 @@ describe("ingest under faults", () => {
     const failedKeys = keysOf(failed.map((o) => o.batch));
     const writtenAnyway = failedKeys.filter((key) => stored.has(key));
 
-    const again = await resend(client, failed.map((o) => o.batch));
+    const again = await resend(
+      client,
+      failed.map((o) => o.batch),
+    );
     expect(again.accepted + again.duplicates).toBe(failedKeys.length);
     // Duplicates only where a commit went through but its answer was lost.
     expect(again.duplicates).toBe(writtenAnyway.length);

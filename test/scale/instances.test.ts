@@ -49,7 +49,9 @@ beforeAll(async () => {
   }
   // Every finished generation, whoever finished it: finishGeneration moves generated_at
   // and clears the lease of the instance that held it.
-  await stats.query("CREATE TABLE scale_generation_log (id INT AUTO_INCREMENT PRIMARY KEY, race_id INT UNSIGNED NOT NULL, generated_at DATETIME(3), owner VARCHAR(64))");
+  await stats.query(
+    "CREATE TABLE scale_generation_log (id INT AUTO_INCREMENT PRIMARY KEY, race_id INT UNSIGNED NOT NULL, generated_at DATETIME(3), owner VARCHAR(64))",
+  );
   await stats.query(
     `CREATE TRIGGER scale_generation_logged AFTER UPDATE ON insight_generations FOR EACH ROW
        INSERT INTO scale_generation_log (race_id, generated_at, owner)
@@ -85,7 +87,10 @@ function withUser(url: string, user: string, password: string): string {
 
 /** SELECT statements each instance's database user has run so far. */
 async function selectsByInstance(): Promise<{ left: number; right: number }> {
-  const [rows] = await stats.query<RowDataPacket[]>("SELECT USER, SELECT_COMMANDS FROM information_schema.USER_STATISTICS WHERE USER IN (?, ?)", [USERS.left, USERS.right]);
+  const [rows] = await stats.query<RowDataPacket[]>(
+    "SELECT USER, SELECT_COMMANDS FROM information_schema.USER_STATISTICS WHERE USER IN (?, ?)",
+    [USERS.left, USERS.right],
+  );
   const of = (user: string) => Number(rows.find((row) => row.USER === user)?.SELECT_COMMANDS ?? 0);
   return { left: of(USERS.left), right: of(USERS.right) };
 }
@@ -96,7 +101,10 @@ const remaining = (response: Response) => Number(/;r=(\d+);/.exec(response.heade
 describe("tokens", () => {
   it("issued by one instance are accepted by the other, both ways", async () => {
     const fromRight = await tokenFor(right.url, "overlay");
-    for (const [target, token] of [[right, overlay], [left, fromRight]] as const) {
+    for (const [target, token] of [
+      [right, overlay],
+      [left, fromRight],
+    ] as const) {
       expect((await restLive(target.url, token, RACE)).status).toBe(200);
       expect((await events(target, token)).status).toBe(200);
     }
@@ -111,17 +119,24 @@ describe("a disabled client", () => {
     await setDisabled(admin, "willBeDisabled", true);
     const disabledAt = Date.now();
     const refusedAfter: Record<string, number> = {};
-    await within(7000, async () => {
-      for (const [name, target] of [["left", left], ["right", right]] as const) {
-        if (refusedAfter[name] !== undefined) continue;
-        const response = await events(target, token);
-        if (response.status === 401) {
-          expect(await response.json()).toMatchObject({ code: "API_CLIENT_DISABLED" });
-          refusedAfter[name] = Date.now() - disabledAt;
+    await within(
+      7000,
+      async () => {
+        for (const [name, target] of [
+          ["left", left],
+          ["right", right],
+        ] as const) {
+          if (refusedAfter[name] !== undefined) continue;
+          const response = await events(target, token);
+          if (response.status === 401) {
+            expect(await response.json()).toMatchObject({ code: "API_CLIENT_DISABLED" });
+            refusedAfter[name] = Date.now() - disabledAt;
+          }
         }
-      }
-      expect(Object.keys(refusedAfter).sort()).toEqual(["left", "right"]);
-    }, 100);
+        expect(Object.keys(refusedAfter).sort()).toEqual(["left", "right"]);
+      },
+      100,
+    );
     // 5 s of cache, plus the round trip of the call that saw it.
     expect(refusedAfter.left).toBeLessThanOrEqual(5500);
     expect(refusedAfter.right).toBeLessThanOrEqual(5500);
@@ -180,7 +195,9 @@ describe("the live read", () => {
       const polls = samples.filter((sample) => sample.name === name);
       expect(polls.length).toBeGreaterThan(100);
       // Each answer's dataAsOf is the moment of its read: distinct reads at least 2 s apart.
-      const reads = [...new Set(polls.map((sample) => Date.parse((JSON.parse(sample.body) as { dataAsOf: string }).dataAsOf)))].sort((a, b) => a - b);
+      const reads = [...new Set(polls.map((sample) => Date.parse((JSON.parse(sample.body) as { dataAsOf: string }).dataAsOf)))].sort(
+        (a, b) => a - b,
+      );
       expect(reads.length).toBeGreaterThanOrEqual(3);
       expect(reads.length).toBeLessThanOrEqual(maxReads);
       for (let i = 1; i < reads.length; i++) expect(reads[i]! - reads[i - 1]!).toBeGreaterThanOrEqual(1990);
@@ -243,7 +260,10 @@ describe("insights", () => {
 
     // A minute later (the stored generation made 61 s older, as time would), both
     // instances find it due at once, on new languages so neither answers from its cache.
-    await stats.query("UPDATE insight_generations g JOIN races r ON r.id = g.race_id SET g.generated_at = g.generated_at - INTERVAL 61 SECOND WHERE r.uuid = ?", [RACE]);
+    await stats.query(
+      "UPDATE insight_generations g JOIN races r ON r.id = g.race_id SET g.generated_at = g.generated_at - INTERVAL 61 SECOND WHERE r.uuid = ?",
+      [RACE],
+    );
     const langs = ["tr", "ru", "el", "nb"];
     await Promise.all(Array.from({ length: 24 }, (_, i) => insights(i % 2 === 0 ? left : right, langs[i % langs.length]!)));
     let second = { generatedAtUtc: "", ids: [] as string[] };

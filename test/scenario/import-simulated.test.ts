@@ -14,7 +14,9 @@ const GUN = Date.parse("2026-06-01T12:00:00Z");
 describe("a simulated race", () => {
   const race = simulateScenario({ seed: "round-trip", gunMs: GUN, startGroups: 2, boatsPerGroup: 6, laps: 1, legLengthM: 800 });
   const groups = race.events[0]!.races[0]!.startGroups;
-  const lastTime = Math.max(...groups.flatMap((g) => [...(g.tracks ?? []).map((t) => t.t.at(-1)!), Date.parse(g.results?.publishedAtUtc ?? "1970-01-01")]));
+  const lastTime = Math.max(
+    ...groups.flatMap((g) => [...(g.tracks ?? []).map((t) => t.t.at(-1)!), Date.parse(g.results?.publishedAtUtc ?? "1970-01-01")]),
+  );
 
   it("imports replayed slice by slice, then whole, with nothing left to change", async () => {
     const cuts = [GUN - 60_000, GUN + 5 * 60_000, GUN + 11 * 60_000 + 1, lastTime];

@@ -37,14 +37,22 @@ describe("importing a scenario", () => {
     expect((event!.start_date as Date).toISOString()).toBe("2026-11-21T09:00:00.000Z");
     expect(await rows("SELECT c.uuid FROM event_co_hosts h JOIN clubs c ON c.id = h.club_id")).toEqual([{ uuid: IDS.otherClub }]);
 
-    expect(await rows("SELECT e.sail_number, e.approved, p.user_id, p.device_id, p.phone_model FROM entries e JOIN entry_private p ON p.entry_id = e.id ORDER BY e.uuid")).toEqual([
+    expect(
+      await rows(
+        "SELECT e.sail_number, e.approved, p.user_id, p.device_id, p.phone_model FROM entries e JOIN entry_private p ON p.entry_id = e.id ORDER BY e.uuid",
+      ),
+    ).toEqual([
       { sail_number: "GBR 9", approved: 1, user_id: "user-private-1", device_id: "device-private-1", phone_model: "Phone X" },
       { sail_number: "GBR 10", approved: 1, user_id: null, device_id: null, phone_model: null },
       { sail_number: "GBR 11", approved: 0, user_id: null, device_id: null, phone_model: null },
     ]);
     expect(await rows("SELECT state, start_time FROM start_groups")).toEqual([{ state: "Started", start_time: new Date(GUN) }]);
     expect(await rows("SELECT COUNT(*) AS n FROM start_group_entries")).toEqual([{ n: 3 }]);
-    expect(await rows("SELECT s.step_no, s.kind, s.label, m.mark_no, m.mark_key FROM course_steps s JOIN course_marks m USING (course_version_id, step_no) ORDER BY s.step_no, m.mark_no")).toEqual([
+    expect(
+      await rows(
+        "SELECT s.step_no, s.kind, s.label, m.mark_no, m.mark_key FROM course_steps s JOIN course_marks m USING (course_version_id, step_no) ORDER BY s.step_no, m.mark_no",
+      ),
+    ).toEqual([
       { step_no: 0, kind: "start", label: null, mark_no: 0, mark_key: "pin" },
       { step_no: 0, kind: "start", label: null, mark_no: 1, mark_key: "committee" },
       { step_no: 1, kind: "mark", label: "Windward", mark_no: 0, mark_key: "W" },
@@ -55,13 +63,22 @@ describe("importing a scenario", () => {
       { twd: 350, tws: 12.5 },
       { twd: 5, tws: null },
     ]);
-    expect(await rows("SELECT e.uuid, r.rank_no, r.elapsed_seconds, r.corrected_seconds, r.delta_seconds FROM live_order_rows r JOIN entries e ON e.id = r.entry_id ORDER BY e.uuid")).toEqual([
+    expect(
+      await rows(
+        "SELECT e.uuid, r.rank_no, r.elapsed_seconds, r.corrected_seconds, r.delta_seconds FROM live_order_rows r JOIN entries e ON e.id = r.entry_id ORDER BY e.uuid",
+      ),
+    ).toEqual([
       { uuid: IDS.entryA, rank_no: null, elapsed_seconds: null, corrected_seconds: null, delta_seconds: null },
       { uuid: IDS.entryB, rank_no: 1, elapsed_seconds: 20, corrected_seconds: 21.5, delta_seconds: 0 },
     ]);
     expect(await rows("SELECT finish_time FROM phone_finishes")).toEqual([{ finish_time: new Date("2026-11-21T10:45:00.000Z") }]);
     expect(await rows("SELECT status, rank_no, points FROM official_result_rows")).toEqual([{ status: "OK", rank_no: 1, points: 1 }]);
-    expect(await rows("SELECT t, lat, sog_kn, cog_deg, accuracy_m FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? ORDER BY t", [IDS.entryA])).toEqual([
+    expect(
+      await rows(
+        "SELECT t, lat, sog_kn, cog_deg, accuracy_m FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? ORDER BY t",
+        [IDS.entryA],
+      ),
+    ).toEqual([
       { t: GUN, lat: 50.77, sog_kn: 5.1, cog_deg: 10, accuracy_m: 3 },
       { t: GUN + 1000, lat: 50.7701, sog_kn: null, cog_deg: 11, accuracy_m: 4 },
       { t: GUN + 2000, lat: 50.7702, sog_kn: 5.3, cog_deg: null, accuracy_m: 5 },
@@ -100,7 +117,9 @@ describe("importing a scenario", () => {
     const group = scenario.events[0]!.races[0]!.startGroups[0]!;
     group.tracks = [{ entryId: IDS.entryB, t: [GUN + 1000, GUN + 5000], lat: [51, 52], lon: [-1, -1], sogKn: [7, 8] }];
     await importScenario(db.pool, scenario);
-    expect(await rows("SELECT t, lat, sog_kn FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? ORDER BY t", [IDS.entryB])).toEqual([
+    expect(
+      await rows("SELECT t, lat, sog_kn FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? ORDER BY t", [IDS.entryB]),
+    ).toEqual([
       { t: GUN, lat: 50.771, sog_kn: null },
       { t: GUN + 1000, lat: 51, sog_kn: 7 },
       { t: GUN + 5000, lat: 52, sog_kn: 8 },
@@ -134,7 +153,12 @@ describe("importing a scenario", () => {
   });
 
   it("accepts references to objects already in the database", async () => {
-    const clientOnly: Scenario = { format: "race-scenario/v1", clubs: [], events: [], clients: [{ clientId: "late-client", clientSecret: "late-client-secret", clubId: IDS.club, scopes: [] }] };
+    const clientOnly: Scenario = {
+      format: "race-scenario/v1",
+      clubs: [],
+      events: [],
+      clients: [{ clientId: "late-client", clientSecret: "late-client-secret", clubId: IDS.club, scopes: [] }],
+    };
     expect((await importScenario(db.pool, clientOnly)).clients).toBe(1);
   });
 });
@@ -142,21 +166,133 @@ describe("importing a scenario", () => {
 describe("a refused file", () => {
   const group = (s: Scenario) => s.events[0]!.races[0]!.startGroups[0]!;
   const cases: Array<[string, (s: Scenario) => unknown, string, RegExp]> = [
-    ["violates the schema", (s) => { (group(s) as { state: string }).state = "Racing"; return s; }, "$.events[0].races[0].startGroups[0].state", /allowed values/],
-    ["misses a required field", (s) => { delete (s.events[0] as Partial<Scenario["events"][0]>).name; return s; }, "$.events[0].name", /required/],
+    [
+      "violates the schema",
+      (s) => {
+        (group(s) as { state: string }).state = "Racing";
+        return s;
+      },
+      "$.events[0].races[0].startGroups[0].state",
+      /allowed values/,
+    ],
+    [
+      "misses a required field",
+      (s) => {
+        delete (s.events[0] as Partial<Scenario["events"][0]>).name;
+        return s;
+      },
+      "$.events[0].name",
+      /required/,
+    ],
     ["has a field the format does not know", (s) => ({ ...s, extra: 1 }), "$.extra", /not a field/],
-    ["has a malformed id", (s) => { s.clubs[0]!.id = "not-a-uuid"; return s; }, "$.clubs[0].id", /UUID/],
-    ["grants a scope that does not exist", (s) => { s.clients[0]!.scopes.push("admin:all"); return s; }, "$.clients[0].scopes[2]", /unknown scope admin:all/],
-    ["has a bad allowlist entry", (s) => { s.clients[0]!.ipAllowlist = ["10.0.0.0/8", "10.0.0.0/33"]; return s; }, "$.clients[0].ipAllowlist[1]", /not an IPv4 or IPv6 address or CIDR range/],
-    ["has an origin with a path", (s) => { s.clients[0]!.allowedOrigins = ["https://club.example", "https://club.example/overlay/"]; return s; }, "$.clients[0].allowedOrigins[1]", /no path, wildcard or credentials/],
-    ["has a wildcard origin", (s) => { s.clubs[1]!.allowedOrigins = ["*"]; return s; }, "$.clubs[1].allowedOrigins[0]", /is not an origin/],
-    ["has an origin of another scheme", (s) => { s.clubs[0]!.allowedOrigins = ["ftp://club.example"]; return s; }, "$.clubs[0].allowedOrigins[0]", /must be http:\/\/ or https:\/\//],
-    ["references an unknown club", (s) => { s.clients[0]!.clubId = "99999999-9999-4999-8999-999999999999"; return s; }, "$.clients[0].clubId", /unknown club/],
-    ["references an entry outside the group", (s) => { group(s).entryIds = [IDS.entryA]; return s; }, "$.events[0].races[0].startGroups[0].liveOrder[0].rows[0].entryId", /not in this start group/],
-    ["has misaligned track arrays", (s) => { group(s).tracks![0]!.lon.pop(); return s; }, "$.events[0].races[0].startGroups[0].tracks[0].lon", /has 3 values but t has 4/],
-    ["has a t that does not ascend", (s) => { group(s).tracks![0]!.t[2] = GUN + 1000; return s; }, "$.events[0].races[0].startGroups[0].tracks[0].t[2]", /strictly ascending/],
-    ["repeats an id", (s) => { s.events[0]!.entries[1]!.id = IDS.entryA; return s; }, "$.events[0].entries[1].id", /duplicate entry id/],
-    ["repeats a reading time", (s) => { group(s).wind![1]!.measuredAtUtc = "2026-11-21T09:59:00Z"; return s; }, "$.events[0].races[0].startGroups[0].wind[1].measuredAtUtc", /duplicate wind reading time/],
+    [
+      "has a malformed id",
+      (s) => {
+        s.clubs[0]!.id = "not-a-uuid";
+        return s;
+      },
+      "$.clubs[0].id",
+      /UUID/,
+    ],
+    [
+      "grants a scope that does not exist",
+      (s) => {
+        s.clients[0]!.scopes.push("admin:all");
+        return s;
+      },
+      "$.clients[0].scopes[2]",
+      /unknown scope admin:all/,
+    ],
+    [
+      "has a bad allowlist entry",
+      (s) => {
+        s.clients[0]!.ipAllowlist = ["10.0.0.0/8", "10.0.0.0/33"];
+        return s;
+      },
+      "$.clients[0].ipAllowlist[1]",
+      /not an IPv4 or IPv6 address or CIDR range/,
+    ],
+    [
+      "has an origin with a path",
+      (s) => {
+        s.clients[0]!.allowedOrigins = ["https://club.example", "https://club.example/overlay/"];
+        return s;
+      },
+      "$.clients[0].allowedOrigins[1]",
+      /no path, wildcard or credentials/,
+    ],
+    [
+      "has a wildcard origin",
+      (s) => {
+        s.clubs[1]!.allowedOrigins = ["*"];
+        return s;
+      },
+      "$.clubs[1].allowedOrigins[0]",
+      /is not an origin/,
+    ],
+    [
+      "has an origin of another scheme",
+      (s) => {
+        s.clubs[0]!.allowedOrigins = ["ftp://club.example"];
+        return s;
+      },
+      "$.clubs[0].allowedOrigins[0]",
+      /must be http:\/\/ or https:\/\//,
+    ],
+    [
+      "references an unknown club",
+      (s) => {
+        s.clients[0]!.clubId = "99999999-9999-4999-8999-999999999999";
+        return s;
+      },
+      "$.clients[0].clubId",
+      /unknown club/,
+    ],
+    [
+      "references an entry outside the group",
+      (s) => {
+        group(s).entryIds = [IDS.entryA];
+        return s;
+      },
+      "$.events[0].races[0].startGroups[0].liveOrder[0].rows[0].entryId",
+      /not in this start group/,
+    ],
+    [
+      "has misaligned track arrays",
+      (s) => {
+        group(s).tracks![0]!.lon.pop();
+        return s;
+      },
+      "$.events[0].races[0].startGroups[0].tracks[0].lon",
+      /has 3 values but t has 4/,
+    ],
+    [
+      "has a t that does not ascend",
+      (s) => {
+        group(s).tracks![0]!.t[2] = GUN + 1000;
+        return s;
+      },
+      "$.events[0].races[0].startGroups[0].tracks[0].t[2]",
+      /strictly ascending/,
+    ],
+    [
+      "repeats an id",
+      (s) => {
+        s.events[0]!.entries[1]!.id = IDS.entryA;
+        return s;
+      },
+      "$.events[0].entries[1].id",
+      /duplicate entry id/,
+    ],
+    [
+      "repeats a reading time",
+      (s) => {
+        group(s).wind![1]!.measuredAtUtc = "2026-11-21T09:59:00Z";
+        return s;
+      },
+      "$.events[0].races[0].startGroups[0].wind[1].measuredAtUtc",
+      /duplicate wind reading time/,
+    ],
   ];
 
   it.each(cases)("when it %s: names the JSON path and writes nothing", async (_what, breakIt, path, message) => {

@@ -22,14 +22,20 @@ interface Installed {
 /** A project directory with a lockfile and node_modules holding `packages`. */
 function project(promise: string | undefined, packages: Installed[]): string {
   const dir = mkdtempSync(join(tmpdir(), "race-api-engines-"));
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "p", version: "1.0.0", ...(promise ? { engines: { node: promise } } : {}) }));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "p", version: "1.0.0", ...(promise ? { engines: { node: promise } } : {}) }),
+  );
   const entries: Record<string, object> = { "": { name: "p", version: "1.0.0" } };
   for (const item of packages) {
     const path = `node_modules/${item.name}`;
     entries[path] = { version: "1.0.0", ...(item.dev ? { dev: true } : {}), ...(item.absent ? { optional: true } : {}) };
     if (item.absent) continue;
     mkdirSync(join(dir, path), { recursive: true });
-    writeFileSync(join(dir, path, "package.json"), JSON.stringify({ name: item.name, version: "1.0.0", ...(item.node ? { engines: { node: item.node } } : {}) }));
+    writeFileSync(
+      join(dir, path, "package.json"),
+      JSON.stringify({ name: item.name, version: "1.0.0", ...(item.node ? { engines: { node: item.node } } : {}) }),
+    );
   }
   writeFileSync(join(dir, "package-lock.json"), JSON.stringify({ lockfileVersion: 3, packages: entries }));
   return dir;
@@ -53,7 +59,10 @@ describe("check-engines", () => {
   });
 
   it("fails on a runtime dependency that wants a newer Node, and names it", async () => {
-    const dir = project(">=20", [{ name: "content-disposition", node: ">=22" }, { name: "fine", node: ">=18" }]);
+    const dir = project(">=20", [
+      { name: "content-disposition", node: ">=22" },
+      { name: "fine", node: ">=18" },
+    ]);
     const { code, stderr } = await check(dir);
     expect(code).toBe(1);
     expect(stderr).toContain("content-disposition@1.0.0 (runtime dependency, node_modules/content-disposition) wants node >=22");
@@ -67,7 +76,14 @@ describe("check-engines", () => {
   });
 
   it("accepts ranges that skip an odd release line", async () => {
-    const { code } = await check(project(">=20", [{ name: "glob", node: "18 || 20 || >=22" }, { name: "lru", node: "20 || >=22" }, { name: "any", node: "*" }, { name: "none" }]));
+    const { code } = await check(
+      project(">=20", [
+        { name: "glob", node: "18 || 20 || >=22" },
+        { name: "lru", node: "20 || >=22" },
+        { name: "any", node: "*" },
+        { name: "none" },
+      ]),
+    );
     expect(code).toBe(0);
   });
 

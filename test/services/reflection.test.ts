@@ -23,22 +23,21 @@ const RACING_SERVICES = [
   "racing.v1.ScopeService",
   "racing.v1.TrackService",
 ];
-const REFLECTION_SERVICES = [
-  "grpc.reflection.v1.ServerReflection",
-  "grpc.reflection.v1alpha.ServerReflection",
-];
+const REFLECTION_SERVICES = ["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"];
 
 let server: http2.Http2Server;
 let client: grpc.Client;
 
 beforeAll(async () => {
-  server = http2.createServer(connectNodeAdapter({
+  server = http2.createServer(
+    connectNodeAdapter({
       // Reflection only needs the services' descriptors; none of them is implemented here.
       routes: (router) => {
         for (const service of racingServices) router.service(service, {});
         registerReflection(router, racingServices);
       },
-    }));
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   client = grpcClient(`127.0.0.1:${port}`);
@@ -49,9 +48,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-function reflectV1(
-  requests: MessageInitShape<typeof v1.ServerReflectionRequestSchema>[],
-): Promise<v1.ServerReflectionResponse[]> {
+function reflectV1(requests: MessageInitShape<typeof v1.ServerReflectionRequestSchema>[]): Promise<v1.ServerReflectionResponse[]> {
   return bidi(
     client,
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
@@ -65,9 +62,7 @@ function decodedFiles(response: v1.ServerReflectionResponse | undefined): FileDe
   if (response?.messageResponse.case !== "fileDescriptorResponse") {
     throw new Error(`expected a file descriptor response, got ${response?.messageResponse.case}`);
   }
-  return response.messageResponse.value.fileDescriptorProto.map((bytes) =>
-    fromBinary(FileDescriptorProtoSchema, bytes),
-  );
+  return response.messageResponse.value.fileDescriptorProto.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
 }
 
 describe("grpc.reflection.v1.ServerReflection", () => {
@@ -78,16 +73,12 @@ describe("grpc.reflection.v1.ServerReflection", () => {
     expect(response?.originalRequest?.messageRequest.case).toBe("listServices");
     expect(response?.messageResponse.case).toBe("listServicesResponse");
     const names =
-      response?.messageResponse.case === "listServicesResponse"
-        ? response.messageResponse.value.service.map((s) => s.name)
-        : [];
+      response?.messageResponse.case === "listServicesResponse" ? response.messageResponse.value.service.map((s) => s.name) : [];
     expect(names.sort()).toEqual([...REFLECTION_SERVICES, ...RACING_SERVICES].sort());
   });
 
   it("answers file_containing_symbol with the file and all its dependencies", async () => {
-    const [response] = await reflectV1([
-      { messageRequest: { case: "fileContainingSymbol", value: "racing.v1.RaceLiveService" } },
-    ]);
+    const [response] = await reflectV1([{ messageRequest: { case: "fileContainingSymbol", value: "racing.v1.RaceLiveService" } }]);
 
     const files = decodedFiles(response);
     const names = files.map((f) => f.name);
@@ -125,9 +116,7 @@ describe("grpc.reflection.v1.ServerReflection", () => {
   });
 
   it("answers an unknown symbol with error_response NOT_FOUND", async () => {
-    const [response] = await reflectV1([
-      { messageRequest: { case: "fileContainingSymbol", value: "racing.v1.NoSuchService" } },
-    ]);
+    const [response] = await reflectV1([{ messageRequest: { case: "fileContainingSymbol", value: "racing.v1.NoSuchService" } }]);
 
     expect(response?.messageResponse.case).toBe("errorResponse");
     const error = response?.messageResponse.case === "errorResponse" ? response.messageResponse.value : undefined;
@@ -169,22 +158,16 @@ describe("grpc.reflection.v1alpha.ServerReflection", () => {
     expect(response?.$typeName).toBe("grpc.reflection.v1alpha.ServerReflectionResponse");
     expect(response?.originalRequest?.messageRequest).toEqual({ case: "listServices", value: "*" });
     const names =
-      response?.messageResponse.case === "listServicesResponse"
-        ? response.messageResponse.value.service.map((s) => s.name)
-        : [];
+      response?.messageResponse.case === "listServicesResponse" ? response.messageResponse.value.service.map((s) => s.name) : [];
     expect(names.sort()).toEqual([...REFLECTION_SERVICES, ...RACING_SERVICES].sort());
   });
 });
 
 describe("racing.v1 services over gRPC", () => {
   it("routes GetRaceLive to the server, which answers UNIMPLEMENTED until it has a handler", async () => {
-    const error = await unary(
-      client,
-      "/racing.v1.RaceLiveService/GetRaceLive",
-      GetRaceLiveRequestSchema,
-      GetRaceLiveResponseSchema,
-      { raceId: "00000000-0000-4000-8000-000000000000" },
-    ).then(
+    const error = await unary(client, "/racing.v1.RaceLiveService/GetRaceLive", GetRaceLiveRequestSchema, GetRaceLiveResponseSchema, {
+      raceId: "00000000-0000-4000-8000-000000000000",
+    }).then(
       () => null,
       (e: grpc.ServiceError) => e,
     );

@@ -19,7 +19,9 @@ describe("fastForward", () => {
     expect(now.tracks![0]!.t).toEqual(was.tracks![0]!.t.map((t) => Math.round(fixed + (t - fixed) / 10)));
     expect(now.tracks![0]!.lat).toEqual(was.tracks![0]!.lat);
     expect(now.wind!.map((w) => at(w.measuredAtUtc))).toEqual(was.wind!.map((w) => Math.round(fixed + (at(w.measuredAtUtc) - fixed) / 10)));
-    expect(now.finishes!.map((f) => at(f.finishTimeUtc))).toEqual(was.finishes!.map((f) => Math.round(fixed + (at(f.finishTimeUtc) - fixed) / 10)));
+    expect(now.finishes!.map((f) => at(f.finishTimeUtc))).toEqual(
+      was.finishes!.map((f) => Math.round(fixed + (at(f.finishTimeUtc) - fixed) / 10)),
+    );
     const row = was.liveOrder!.at(-1)!.rows[0]!;
     expect(now.liveOrder!.at(-1)!.rows[0]!.elapsedSeconds).toBe(Math.round((row.elapsedSeconds! / 10) * 10) / 10);
     expect(at(now.results!.publishedAtUtc)).toBe(Math.round(fixed + (at(was.results!.publishedAtUtc) - fixed) / 10));
@@ -36,7 +38,12 @@ describe("fastForward", () => {
 
 describe("fixBatches", () => {
   it("sends a group's fixes in batches of at most MAX_FIXES_PER_BATCH, each fix once and in order", () => {
-    const long = (entryId: string, n: number) => ({ entryId, t: Array.from({ length: n }, (_, i) => i * 1000), lat: new Array<number>(n).fill(50), lon: new Array<number>(n).fill(-1) });
+    const long = (entryId: string, n: number) => ({
+      entryId,
+      t: Array.from({ length: n }, (_, i) => i * 1000),
+      lat: new Array<number>(n).fill(50),
+      lon: new Array<number>(n).fill(-1),
+    });
     const tracks = [long("a", 15_000), long("b", 12_000), long("c", 30)];
     const batches = fixBatches({ raceId: "r", startGroupId: "g" }, tracks);
     const sizes = batches.map((b) => b.boats.reduce((n, boat) => n + boat.t!.length, 0));

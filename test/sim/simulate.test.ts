@@ -61,7 +61,15 @@ describe("validity", () => {
   });
 
   it("follows the options it is given", () => {
-    const s = simulateScenario({ seed: 5, startGroups: 1, boatsPerGroup: 5, delaySeconds: 30, trackingShared: false, isLive: false, durationMinutes: 20 });
+    const s = simulateScenario({
+      seed: 5,
+      startGroups: 1,
+      boatsPerGroup: 5,
+      delaySeconds: 30,
+      trackingShared: false,
+      isLive: false,
+      durationMinutes: 20,
+    });
     const e = s.events[0]!;
     expect(e.delaySeconds).toBe(30);
     expect(e.trackingShared).toBe(false);
@@ -311,7 +319,12 @@ describe("live order", () => {
         const finished = reading.rows.filter((r) => (finishMs.get(r.entryId) ?? Infinity) <= asOf);
         const byFinish = finished.slice().sort((a, b) => finishMs.get(a.entryId)! - finishMs.get(b.entryId)!);
         expect(finished.map((r) => r.rank)).toEqual(byFinish.map((_, i) => i + 1));
-        expect(byFinish.map((r) => r.entryId)).toEqual(finished.slice().sort((a, b) => a.rank! - b.rank!).map((r) => r.entryId));
+        expect(byFinish.map((r) => r.entryId)).toEqual(
+          finished
+            .slice()
+            .sort((a, b) => a.rank! - b.rank!)
+            .map((r) => r.entryId),
+        );
         for (const row of finished) {
           const earlier = placeKept.get(row.entryId);
           if (earlier !== undefined) expect(row.rank).toBe(earlier);

@@ -35,7 +35,12 @@ async function row(clientId: string): Promise<RowDataPacket> {
 
 describe("createClient", () => {
   it("stores only a hash that verifies the returned secret", async () => {
-    const { clientId, secret } = await createClient(db.pool, { clubUuid: IDS.club, clientId: "website", name: "Club website", scopes: ["events:read", "results:read"] });
+    const { clientId, secret } = await createClient(db.pool, {
+      clubUuid: IDS.club,
+      clientId: "website",
+      name: "Club website",
+      scopes: ["events:read", "results:read"],
+    });
     expect(clientId).toBe("website");
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
     const stored = await row("website");
@@ -43,7 +48,14 @@ describe("createClient", () => {
     expect(stored.secret_hash).toMatch(/^scrypt\$/);
     expect(await verifySecret(secret, stored.secret_hash)).toBe(true);
     expect(await verifySecret(`${secret}x`, stored.secret_hash)).toBe(false);
-    expect(stored).toMatchObject({ name: "Club website", scopes: "events:read results:read", secret_version: 1, disabled: 0, expires_at: null, ip_allowlist: "[]" });
+    expect(stored).toMatchObject({
+      name: "Club website",
+      scopes: "events:read results:read",
+      secret_version: 1,
+      disabled: 0,
+      expires_at: null,
+      ip_allowlist: "[]",
+    });
   });
 
   it("makes up a client id and a different secret each time", async () => {
@@ -56,7 +68,13 @@ describe("createClient", () => {
 
   it("stores expiry and allowlist, and accepts the club id in upper case", async () => {
     const expiresAt = new Date("2027-03-31T23:59:59.500Z");
-    await createClient(db.pool, { clubUuid: IDS.club.toUpperCase(), clientId: "kiosk", scopes: ["tracking:read", "tracking:read"], expiresAt, ipAllowlist: ["10.0.0.0/8", "2001:db8::/32"] });
+    await createClient(db.pool, {
+      clubUuid: IDS.club.toUpperCase(),
+      clientId: "kiosk",
+      scopes: ["tracking:read", "tracking:read"],
+      expiresAt,
+      ipAllowlist: ["10.0.0.0/8", "2001:db8::/32"],
+    });
     const stored = await row("kiosk");
     expect(stored.expires_at).toEqual(expiresAt);
     expect(JSON.parse(stored.ip_allowlist)).toEqual(["10.0.0.0/8", "2001:db8::/32"]);
@@ -74,7 +92,9 @@ describe("createClient", () => {
     await expect(createClient(db.pool, { ...base, clientId: "has space" })).rejects.toThrow('client id "has space" must be');
     await expect(createClient(db.pool, { ...base, clientId: "x".repeat(129) })).rejects.toThrow(ClientInputInvalid);
     await expect(createClient(db.pool, { ...base, expiresAt: new Date("nonsense") })).rejects.toThrow(ClientInputInvalid);
-    await expect(createClient(db.pool, { ...base, expiresAt: new Date(Date.UTC(10000, 0, 1)) })).rejects.toThrow("outside the years 1000 to 9999");
+    await expect(createClient(db.pool, { ...base, expiresAt: new Date(Date.UTC(10000, 0, 1)) })).rejects.toThrow(
+      "outside the years 1000 to 9999",
+    );
     await expect(createClient(db.pool, { ...base, name: "n".repeat(201) })).rejects.toThrow(ClientInputInvalid);
     await expect(createClient(db.pool, { ...base, clientId: "overlay-1" })).rejects.toThrow(ClientIdTaken);
     const [[after]] = await db.pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM api_clients");
@@ -89,7 +109,22 @@ describe("listClients", () => {
     const text = JSON.stringify(all);
     expect(text).not.toContain(secret);
     expect(text).not.toContain("scrypt");
-    for (const client of all) expect(Object.keys(client).sort()).toEqual(["allowedOrigins", "clientId", "clubAllowedOrigins", "clubName", "clubUuid", "createdAt", "disabled", "expiresAt", "ipAllowlist", "name", "scopes", "secretVersion", "updatedAt"]);
+    for (const client of all)
+      expect(Object.keys(client).sort()).toEqual([
+        "allowedOrigins",
+        "clientId",
+        "clubAllowedOrigins",
+        "clubName",
+        "clubUuid",
+        "createdAt",
+        "disabled",
+        "expiresAt",
+        "ipAllowlist",
+        "name",
+        "scopes",
+        "secretVersion",
+        "updatedAt",
+      ]);
     expect(all.find((c) => c.clientId === "overlay-1")).toEqual({
       clientId: "overlay-1",
       clubUuid: IDS.club,
@@ -185,11 +220,21 @@ describe("setters", () => {
 describe("findClientState", () => {
   it("returns what the guard needs, with the club's limits and origins", async () => {
     await db.pool.query("UPDATE clubs SET tracking_rate_limit_per_minute = 240 WHERE uuid = ?", [IDS.club]);
-    await db.pool.query("INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) SELECT id, 3000 FROM clubs WHERE uuid = ?", [IDS.club]);
+    await db.pool.query("INSERT INTO club_ingest_limits (club_id, rate_limit_per_minute) SELECT id, 3000 FROM clubs WHERE uuid = ?", [
+      IDS.club,
+    ]);
     await setClubOrigins(db.pool, IDS.club, ["https://www.club.example", "https://both.example"]);
     const expiresAt = new Date("2031-06-01T12:00:00Z");
     const allowedOrigins = ["https://Overlay.example:443", "https://both.example"];
-    await createClient(db.pool, { clubUuid: IDS.club, clientId: "guarded", name: "Guarded", scopes: ["tracking:read", "events:read"], expiresAt, ipAllowlist: ["10.0.0.0/8"], allowedOrigins });
+    await createClient(db.pool, {
+      clubUuid: IDS.club,
+      clientId: "guarded",
+      name: "Guarded",
+      scopes: ["tracking:read", "events:read"],
+      expiresAt,
+      ipAllowlist: ["10.0.0.0/8"],
+      allowedOrigins,
+    });
     await rotateSecret(db.pool, "guarded");
     await setDisabled(db.pool, "guarded", true);
     const stored = await row("guarded");
@@ -217,7 +262,15 @@ describe("findClientState", () => {
 
   it("reports null limits as the defaults' null", async () => {
     const state = await findClientState(db.pool, "cohost-app");
-    expect(state).toMatchObject({ clubUuid: IDS.otherClub, rateLimitPerMinute: null, trackingRateLimitPerMinute: null, ingestRateLimitPerMinute: null, name: null, expiresAt: null, ipAllowlist: [] });
+    expect(state).toMatchObject({
+      clubUuid: IDS.otherClub,
+      rateLimitPerMinute: null,
+      trackingRateLimitPerMinute: null,
+      ingestRateLimitPerMinute: null,
+      name: null,
+      expiresAt: null,
+      ipAllowlist: [],
+    });
   });
 
   it("returns null for an unknown client", async () => {

@@ -95,12 +95,18 @@ async function selectsDuring(work: () => Promise<unknown>): Promise<{ primary: n
 
 /** Rows the server's queries have read from `table` since the statistics were flushed. */
 async function rowsRead(conn: mysql.Connection, table: string): Promise<number> {
-  const [rows] = await conn.query<RowDataPacket[]>("SELECT ROWS_READ FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", [SCHEMA, table]);
+  const [rows] = await conn.query<RowDataPacket[]>(
+    "SELECT ROWS_READ FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+    [SCHEMA, table],
+  );
   return Number(rows[0]?.ROWS_READ ?? 0);
 }
 
 async function rowsChanged(conn: mysql.Connection, table: string): Promise<number> {
-  const [rows] = await conn.query<RowDataPacket[]>("SELECT ROWS_CHANGED FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", [SCHEMA, table]);
+  const [rows] = await conn.query<RowDataPacket[]>(
+    "SELECT ROWS_CHANGED FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+    [SCHEMA, table],
+  );
   return Number(rows[0]?.ROWS_CHANGED ?? 0);
 }
 
@@ -273,7 +279,12 @@ describe("a replica that lags (SQL thread stopped)", () => {
     expect(await replicaHas(asked.raceId)).toBe(false);
 
     let detectedAt: number | null = null;
-    const polling = poll(() => [`/races/${RACE}/live`, "/events", `/races/${asked.raceId}/live`, ...(detectedAt === null ? [] : [`/races/${unasked.raceId}/live`])]);
+    const polling = poll(() => [
+      `/races/${RACE}/live`,
+      "/events",
+      `/races/${asked.raceId}/live`,
+      ...(detectedAt === null ? [] : [`/races/${unasked.raceId}/live`]),
+    ]);
     await until(() => !inUse(), 10_000, "the lag detected");
     detectedAt = Date.now();
     // Past the 2 s a race is cached, plus a few polls.
@@ -312,7 +323,10 @@ describe("a replica that lags (SQL thread stopped)", () => {
     await until(inUse, 10_000, "the replica in use again");
     expect(await replicaHas(unasked.raceId)).toBe(true);
     const back = await selectsOfWork(
-      () => Promise.all([get("/events"), get(`/events/${unasked.eventId}/live`)]).then((rs) => expect(rs.map((r) => r.status)).toEqual([200, 200])),
+      () =>
+        Promise.all([get("/events"), get(`/events/${unasked.eventId}/live`)]).then((rs) =>
+          expect(rs.map((r) => r.status)).toEqual([200, 200]),
+        ),
       (counts) => counts.primary === 0,
     );
     expect(back.primary).toBe(0);

@@ -19,11 +19,17 @@ function sources(folder: string): string[] {
 /** Every module a file imports, type-only and dynamic imports included: a project path, or a package name as written. */
 function importsOf(file: string): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(join(ROOT, file), "utf8"), true, true);
-  return importedFiles.map(({ fileName }) => (fileName.startsWith(".") ? relative(ROOT, resolve(ROOT, dirname(file), fileName)) : fileName));
+  return importedFiles.map(({ fileName }) =>
+    fileName.startsWith(".") ? relative(ROOT, resolve(ROOT, dirname(file), fileName)) : fileName,
+  );
 }
 
 function violations(folder: string, allowed: (imported: string) => boolean): string[] {
-  return sources(folder).flatMap((file) => importsOf(file).filter((imported) => !allowed(imported)).map((imported) => `${file} -> ${imported}`));
+  return sources(folder).flatMap((file) =>
+    importsOf(file)
+      .filter((imported) => !allowed(imported))
+      .map((imported) => `${file} -> ${imported}`),
+  );
 }
 
 describe("the layers", () => {
@@ -52,7 +58,11 @@ describe("the homes of rules", () => {
     const value = /["'`](?:no-store|no-cache|public|private|(?:public|private), [^"'`]*|[^"'`]*max-age=[^"'`]*)["'`]/;
     const elsewhere = sources("src")
       .filter((file) => file !== join("src", "cache-policy.ts"))
-      .flatMap((file) => readFileSync(join(ROOT, file), "utf8").split("\n").map((line, i) => ({ file, line, at: i + 1 })))
+      .flatMap((file) =>
+        readFileSync(join(ROOT, file), "utf8")
+          .split("\n")
+          .map((line, i) => ({ file, line, at: i + 1 })),
+      )
       .filter(({ line }) => value.test(line) && !line.trimStart().startsWith("//") && !line.trimStart().startsWith("*"));
     expect(elsewhere.map(({ file, at, line }) => `${file}:${at}: ${line.trim()}`)).toEqual([]);
   });

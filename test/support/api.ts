@@ -61,9 +61,18 @@ export interface Api {
  * port unless `port` is given (a page that must reach the API at its PUBLIC_BASE_URL);
  * a silent logger unless `logger` is given.
  */
-export async function startApi(db: TestDatabase, config: Partial<RuntimeConfig> = {}, pool: Pool = db.pool, port = 0, logger?: Logger): Promise<Api> {
+export async function startApi(
+  db: TestDatabase,
+  config: Partial<RuntimeConfig> = {},
+  pool: Pool = db.pool,
+  port = 0,
+  logger?: Logger,
+): Promise<Api> {
   const runtime = await testRuntime({ ...db, pool }, config, logger);
-  const server: RunningServer = await startServer({ host: "127.0.0.1", port, grpcPort: 0 } satisfies Pick<Config, "host" | "port" | "grpcPort">, runtime);
+  const server: RunningServer = await startServer(
+    { host: "127.0.0.1", port, grpcPort: 0 } satisfies Pick<Config, "host" | "port" | "grpcPort">,
+    runtime,
+  );
   return {
     url: server.httpUrl,
     grpcUrl: server.grpcUrl,
@@ -123,10 +132,18 @@ export async function seedIdentities(db: TestDatabase, scenario: Scenario = iden
   await importScenario(db.pool, scenario);
 }
 
-export async function requestToken(url: string, clientId: string, options: { scope?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+export async function requestToken(
+  url: string,
+  clientId: string,
+  options: { scope?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: secretOf(clientId) });
   if (options.scope !== undefined) form.set("scope", options.scope);
-  return fetch(`${url}/api/v1/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...options.headers }, body: form });
+  return fetch(`${url}/api/v1/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...options.headers },
+    body: form,
+  });
 }
 
 export async function tokenFor(url: string, clientId: string, scope?: string): Promise<string> {
@@ -141,7 +158,11 @@ export function bearer(token: string): Record<string, string> {
 
 /** A Connect-protocol unary call over HTTP/1.1 with a JSON body. */
 export async function connectCall(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${url}/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return fetch(`${url}/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 export interface ConnectErrorBody {

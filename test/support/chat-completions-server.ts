@@ -79,7 +79,9 @@ export async function startChatCompletionsServer(handler: ChatHandler): Promise<
         }
         if (res.destroyed || res.writableEnded) return; // the caller gave up
         if ("content" in reply) {
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(chatCompletion(reply.content, typeof body?.model === "string" ? body.model : undefined)));
+          res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify(chatCompletion(reply.content, typeof body?.model === "string" ? body.model : undefined)));
         } else {
           res.writeHead(reply.status, { "content-type": reply.contentType ?? "application/json" }).end(reply.body);
         }

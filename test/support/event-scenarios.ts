@@ -34,7 +34,12 @@ function mainEvent(): Event {
     trackingShared: false,
     delaySeconds: 90,
     coHostClubIds: [CO_HOST_CLUB],
-    entries: [entry(E[1], "GBR 10", "Tenacious"), entry(E[2], "GBR 9", "Ninefold"), entry(E[3], "GBR 100", "Centurion"), entry(E[4], "GBR 11", "Eleven")],
+    entries: [
+      entry(E[1], "GBR 10", "Tenacious"),
+      entry(E[2], "GBR 9", "Ninefold"),
+      entry(E[3], "GBR 100", "Centurion"),
+      entry(E[4], "GBR 11", "Eleven"),
+    ],
     // Stored out of order on purpose: the order must come from race_no, then id.
     races: [
       {
@@ -132,6 +137,10 @@ export function eventScenario(): Scenario {
     { clientId: "eventsOnly", clientSecret: "eventsOnly-secret", clubId: CLUB, scopes: ["events:read"] },
     { clientId: "resultsOnly", clientSecret: "resultsOnly-secret", clubId: CLUB, scopes: ["results:read"] },
   );
-  scenario.events = [...hiddenEvents(), mainEvent(), sharedEvent(EMPTY_EVENT, CLUB, { name: "Empty", startDate: null, trackingShared: true, delaySeconds: 0 })];
+  scenario.events = [
+    ...hiddenEvents(),
+    mainEvent(),
+    sharedEvent(EMPTY_EVENT, CLUB, { name: "Empty", startDate: null, trackingShared: true, delaySeconds: 0 }),
+  ];
   return scenario;
 }

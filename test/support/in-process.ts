@@ -31,7 +31,9 @@ export interface InProcessApi {
 }
 
 /** Like `useApi`: a fresh database holding `scenario`, the app built before the tests and closed after them. */
-export function useInProcessApi(options: { scenario?: () => Scenario; client?: string; config?: Partial<RuntimeConfig> } = {}): InProcessApi {
+export function useInProcessApi(
+  options: { scenario?: () => Scenario; client?: string; config?: Partial<RuntimeConfig> } = {},
+): InProcessApi {
   const db = useFreshDatabase();
   let runtime: Runtime | undefined;
   let app: FastifyInstance | undefined;
@@ -42,7 +44,12 @@ export function useInProcessApi(options: { scenario?: () => Scenario; client?: s
   };
 
   const fetchInProcess: InProcessApi["fetch"] = async (path, init = {}) => {
-    const answer = await started().app.inject({ method: init.method ?? "GET", url: path, headers: init.headers ?? {}, ...(init.body === undefined ? {} : { payload: init.body }) });
+    const answer = await started().app.inject({
+      method: init.method ?? "GET",
+      url: path,
+      headers: init.headers ?? {},
+      ...(init.body === undefined ? {} : { payload: init.body }),
+    });
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(name, String(one));
@@ -55,7 +62,11 @@ export function useInProcessApi(options: { scenario?: () => Scenario; client?: s
   const tokenFor: InProcessApi["tokenFor"] = async (clientId, scope) => {
     const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: secretOf(clientId) });
     if (scope !== undefined) form.set("scope", scope);
-    const response = await fetchInProcess("/api/v1/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form.toString() });
+    const response = await fetchInProcess("/api/v1/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form.toString(),
+    });
     if (response.status !== 200) throw new Error(`token for ${clientId}: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { access_token: string }).access_token;
   };

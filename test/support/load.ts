@@ -69,10 +69,27 @@ async function send(request: LoadRequest, timeoutMs: number): Promise<Sample> {
   try {
     const response = await fetch(request.url, { headers: request.headers ?? {}, signal: AbortSignal.timeout(timeoutMs) });
     const body = await response.text();
-    return { name: request.name, url: request.url, startedAt, endedAt: Date.now(), status: response.status, headers: response.headers, body };
+    return {
+      name: request.name,
+      url: request.url,
+      startedAt,
+      endedAt: Date.now(),
+      status: response.status,
+      headers: response.headers,
+      body,
+    };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
-    return { name: request.name, url: request.url, startedAt, endedAt: Date.now(), status: null, error: cause?.code ?? (error as Error).message, headers: null, body: "" };
+    return {
+      name: request.name,
+      url: request.url,
+      startedAt,
+      endedAt: Date.now(),
+      status: null,
+      error: cause?.code ?? (error as Error).message,
+      headers: null,
+      body: "",
+    };
   }
 }
 

@@ -23,7 +23,13 @@ const USER = "race_api";
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 60_000;
 // Small enough for a test machine; the redo log size is given to the installer too, so it never resizes.
-const SERVER_OPTIONS = ["--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M", "--skip-log-bin", "--performance-schema=OFF", "--skip-name-resolve"];
+const SERVER_OPTIONS = [
+  "--innodb-buffer-pool-size=32M",
+  "--innodb-log-file-size=16M",
+  "--skip-log-bin",
+  "--performance-schema=OFF",
+  "--skip-name-resolve",
+];
 
 export interface MariaDbOptions {
   /** `server_id`: a primary and its replica need different ones. Default: the server's own (1). */
@@ -74,7 +80,15 @@ export async function startMariaDbInstance(options: MariaDbOptions = {}): Promis
   ];
   // "normal" gives root@localhost an empty password; it is reachable only through the
   // socket in our private directory once the TCP root accounts are dropped below.
-  await run("mariadb-install-db", ["--no-defaults", `--datadir=${dataDir}`, `--tmpdir=${tmp}`, ...userOption, "--auth-root-authentication-method=normal", "--skip-test-db", ...SERVER_OPTIONS]);
+  await run("mariadb-install-db", [
+    "--no-defaults",
+    `--datadir=${dataDir}`,
+    `--tmpdir=${tmp}`,
+    ...userOption,
+    "--auth-root-authentication-method=normal",
+    "--skip-test-db",
+    ...SERVER_OPTIONS,
+  ]);
   const port = await freePort();
   const password = randomBytes(12).toString("hex");
 
@@ -88,7 +102,17 @@ export async function startMariaDbInstance(options: MariaDbOptions = {}): Promis
     const log = openSync(logFile, "a");
     const child = spawn(
       MARIADBD,
-      ["--no-defaults", `--datadir=${dataDir}`, `--tmpdir=${tmp}`, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`, `--pid-file=${join(dir, "mariadbd.pid")}`, ...userOption, ...serverOptions],
+      [
+        "--no-defaults",
+        `--datadir=${dataDir}`,
+        `--tmpdir=${tmp}`,
+        `--port=${port}`,
+        "--bind-address=127.0.0.1",
+        `--socket=${socket}`,
+        `--pid-file=${join(dir, "mariadbd.pid")}`,
+        ...userOption,
+        ...serverOptions,
+      ],
       { stdio: ["ignore", log, log] },
     );
     closeSync(log);
@@ -181,7 +205,10 @@ export interface ReplicatedPair {
  * included, reaches the replica.
  */
 export async function startReplicatedPair(): Promise<ReplicatedPair> {
-  const started = await Promise.allSettled([startMariaDbInstance({ serverId: 1, binaryLog: true }), startMariaDbInstance({ serverId: 2, readOnly: true })]);
+  const started = await Promise.allSettled([
+    startMariaDbInstance({ serverId: 1, binaryLog: true }),
+    startMariaDbInstance({ serverId: 2, readOnly: true }),
+  ]);
   const destroyAll = () => Promise.all(started.map((result) => (result.status === "fulfilled" ? result.value.destroy() : undefined)));
   const [primaryStart, replicaStart] = started;
   if (primaryStart!.status === "rejected" || replicaStart!.status === "rejected") {
@@ -210,13 +237,23 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
   }
   const caughtUp = async (timeoutMs = 30_000) => {
     const [{ position }] = (await primary.admin("SELECT @@GLOBAL.gtid_binlog_pos AS position")) as [{ position: string }];
-    const [{ reached }] = (await replica.admin("SELECT MASTER_GTID_WAIT(?, ?) AS reached", [position, timeoutMs / 1000])) as [{ reached: number }];
+    const [{ reached }] = (await replica.admin("SELECT MASTER_GTID_WAIT(?, ?) AS reached", [position, timeoutMs / 1000])) as [
+      { reached: number },
+    ];
     if (Number(reached) !== 0) {
       const [status] = await replica.admin("SHOW SLAVE STATUS");
-      throw new Error(`the replica did not reach ${position} within ${timeoutMs} ms: IO ${status?.Slave_IO_Running}, SQL ${status?.Slave_SQL_Running}, ${status?.Last_Error || status?.Last_IO_Error || "no error"}`);
+      throw new Error(
+        `the replica did not reach ${position} within ${timeoutMs} ms: IO ${status?.Slave_IO_Running}, SQL ${status?.Slave_SQL_Running}, ${status?.Last_Error || status?.Last_IO_Error || "no error"}`,
+      );
     }
   };
-  return { primary, replica, readerUrl: `mysql://race_reader:${readerPassword}@127.0.0.1:${replica.port}/${DATABASE}`, caughtUp, destroy: async () => void (await destroyAll()) };
+  return {
+    primary,
+    replica,
+    readerUrl: `mysql://race_reader:${readerPassword}@127.0.0.1:${replica.port}/${DATABASE}`,
+    caughtUp,
+    destroy: async () => void (await destroyAll()),
+  };
 }
 
 async function answers(socket: string): Promise<boolean> {

@@ -15,7 +15,9 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const tasks = await readdir(`/proc/${pid}/task`);
-    const states = await Promise.all(tasks.map(async (task) => /\) (\w)/.exec(await readFile(`/proc/${pid}/task/${task}/stat`, "utf8"))?.[1]));
+    const states = await Promise.all(
+      tasks.map(async (task) => /\) (\w)/.exec(await readFile(`/proc/${pid}/task/${task}/stat`, "utf8"))?.[1]),
+    );
     if (states.every((state) => state === "T")) return;
     if (Date.now() > deadline) throw new Error(`process ${pid} did not stop: thread states ${states.join("")}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -47,7 +47,18 @@ export function track(entryId: string, fixes: Fix[]): Track {
 
 /** A published event of `clubId` sharing tracking, no delay, unless `extra` says otherwise. */
 export function sharedEvent(id: string, clubId: string, extra: Partial<Event> = {}): Event {
-  return { id, clubId, name: `Event ${id.slice(0, 8)}`, startDate: "2026-01-01T00:00:00.000Z", trackingShared: true, delaySeconds: 0, published: true, entries: [], races: [], ...extra };
+  return {
+    id,
+    clubId,
+    name: `Event ${id.slice(0, 8)}`,
+    startDate: "2026-01-01T00:00:00.000Z",
+    trackingShared: true,
+    delaySeconds: 0,
+    published: true,
+    entries: [],
+    races: [],
+    ...extra,
+  };
 }
 
 export const GET_RACE_LIVE = "racing.v1.RaceLiveService/GetRaceLive";
@@ -97,10 +108,30 @@ export const FINISH_E2 = GUN_A + 20 * MINUTE;
 
 /** The course Fleet A has applied at NOW: a start line, a windward mark, a gate and a finish. */
 export const COURSE_V2: CourseStep[] = [
-  { kind: "start", marks: [{ key: "pin", lat: 50.79, lon: -1.31 }, { key: "committee", lat: 50.79, lon: -1.29 }] },
+  {
+    kind: "start",
+    marks: [
+      { key: "pin", lat: 50.79, lon: -1.31 },
+      { key: "committee", lat: 50.79, lon: -1.29 },
+    ],
+  },
   { kind: "mark", label: "Windward", marks: [{ key: "W", lat: 50.81, lon: -1.3 }] },
-  { kind: "gate", label: "Leeward gate", marks: [{ key: "4S", lat: 50.785, lon: -1.302 }, { key: "4P", lat: 50.785, lon: -1.298 }] },
-  { kind: "finish", label: null, marks: [{ key: "f1", lat: 50.795, lon: -1.31 }, { key: "f2", lat: 50.795, lon: -1.29 }] },
+  {
+    kind: "gate",
+    label: "Leeward gate",
+    marks: [
+      { key: "4S", lat: 50.785, lon: -1.302 },
+      { key: "4P", lat: 50.785, lon: -1.298 },
+    ],
+  },
+  {
+    kind: "finish",
+    label: null,
+    marks: [
+      { key: "f1", lat: 50.795, lon: -1.31 },
+      { key: "f2", lat: 50.795, lon: -1.29 },
+    ],
+  },
 ];
 
 export const EVENT = uuid("e1000000", 1);
@@ -114,7 +145,12 @@ export const GROUP_D = uuid("b1000000", 4);
 export const E = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [i + 1, uuid("d1000000", i + 1)])) as Record<number, string>;
 
 /** Distinctive private values: no answer may carry them. */
-export const PRIVATE = { userId: "user-PRIVATE-7731", deviceId: "device-PRIVATE-7732", phoneModel: "model-PRIVATE-7733", accuracyM: 4242.4242 };
+export const PRIVATE = {
+  userId: "user-PRIVATE-7731",
+  deviceId: "device-PRIVATE-7732",
+  phoneModel: "model-PRIVATE-7733",
+  accuracyM: 4242.4242,
+};
 
 export const HIDDEN_RACES = {
   unpublished: uuid("a2000000", 1),
@@ -151,9 +187,17 @@ function mainEvent(): Event {
             finishTimeUtc: null,
             entryIds: [E[1]!, E[2]!, E[3]!, E[4]!, E[5]!, E[6]!, E[7]!],
             courses: [
-              { version: 1, appliedFromUtc: iso(GUN_A - 10 * MINUTE), steps: [{ kind: "mark", label: "Old windward", marks: [{ key: "W0", lat: 50.9, lon: -1.3 }] }] },
+              {
+                version: 1,
+                appliedFromUtc: iso(GUN_A - 10 * MINUTE),
+                steps: [{ kind: "mark", label: "Old windward", marks: [{ key: "W0", lat: 50.9, lon: -1.3 }] }],
+              },
               { version: 2, appliedFromUtc: iso(NOW - 2 * MINUTE), steps: COURSE_V2 },
-              { version: 3, appliedFromUtc: iso(NOW + 10 * MINUTE), steps: [{ kind: "mark", label: "Future", marks: [{ key: "F", lat: 51, lon: -1 }] }] },
+              {
+                version: 3,
+                appliedFromUtc: iso(NOW + 10 * MINUTE),
+                steps: [{ kind: "mark", label: "Future", marks: [{ key: "F", lat: 51, lon: -1 }] }],
+              },
             ],
             wind: [
               { measuredAtUtc: iso(NOW - 20 * MINUTE), twd: 350, tws: 12.5 },
@@ -288,4 +332,3 @@ export function liveScenario(): Scenario {
   scenario.events = [mainEvent(), ...hiddenEvents()];
   return scenario;
 }
-

@@ -37,7 +37,12 @@ export function rawRequest(url: string, request: string | Buffer, timeoutMs = 50
         const colon = line.indexOf(":");
         if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? "")?.[1] ?? 0), headers, body: split < 0 ? "" : text.slice(split + 4), close: () => socket.destroy() });
+      resolve({
+        status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? "")?.[1] ?? 0),
+        headers,
+        body: split < 0 ? "" : text.slice(split + 4),
+        close: () => socket.destroy(),
+      });
     };
     socket.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
@@ -56,7 +61,13 @@ export interface GrpcAnswer {
 }
 
 /** One gRPC call over h2c with `body` as the request's bytes (normally a length-prefixed message). */
-export function rawGrpcCall(url: string, path: string, body: Buffer, headers: Record<string, string> = {}, timeoutMs = 5000): Promise<GrpcAnswer> {
+export function rawGrpcCall(
+  url: string,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+  timeoutMs = 5000,
+): Promise<GrpcAnswer> {
   return new Promise((resolve, reject) => {
     const session = connectHttp2(url);
     session.on("error", reject);
@@ -64,7 +75,13 @@ export function rawGrpcCall(url: string, path: string, body: Buffer, headers: Re
       session.destroy();
       reject(new Error(`no gRPC answer within ${timeoutMs} ms`));
     }, timeoutMs);
-    const stream = session.request({ [constants.HTTP2_HEADER_METHOD]: "POST", [constants.HTTP2_HEADER_PATH]: `/${path}`, "content-type": "application/grpc+proto", te: "trailers", ...headers });
+    const stream = session.request({
+      [constants.HTTP2_HEADER_METHOD]: "POST",
+      [constants.HTTP2_HEADER_PATH]: `/${path}`,
+      "content-type": "application/grpc+proto",
+      te: "trailers",
+      ...headers,
+    });
     let status = 0;
     let grpcStatus: string | undefined;
     let grpcMessage = "";

@@ -8,8 +8,16 @@ import type { TestDatabase } from "./database.js";
 export const TEST_BASE_URL = "http://race-api.test";
 
 /** Silent unless `logger` is given, or TEST_LOG names a level: TEST_LOG=error shows what a 500 was. */
-export function testRuntime(db: TestDatabase, config: Partial<RuntimeConfig> = {}, logger: Logger = pino({ level: process.env.TEST_LOG ?? "silent" })): Promise<Runtime> {
+export function testRuntime(
+  db: TestDatabase,
+  config: Partial<RuntimeConfig> = {},
+  logger: Logger = pino({ level: process.env.TEST_LOG ?? "silent" }),
+): Promise<Runtime> {
   // Defaults as `race-api serve` has them with no environment.
   const defaults = loadConfig({});
-  return createRuntime({ ...defaults, publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, insightsModel: undefined, ...config }, db.pool, logger);
+  return createRuntime(
+    { ...defaults, publicBaseUrl: TEST_BASE_URL, trustProxy: [], redisUrl: undefined, insightsModel: undefined, ...config },
+    db.pool,
+    logger,
+  );
 }

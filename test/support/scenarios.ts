@@ -24,7 +24,15 @@ export function smallScenario(): Scenario {
       { id: IDS.club, name: "Royal Test Yacht Club", rateLimitPerMinute: 90 },
       { id: IDS.otherClub, name: "Co-host Sailing Club" },
     ],
-    clients: [{ clientId: "overlay-1", clientSecret: "s3cret-overlay-1", clubId: IDS.club, scopes: ["tracking:read", "events:read"], ipAllowlist: ["10.0.0.0/8"] }],
+    clients: [
+      {
+        clientId: "overlay-1",
+        clientSecret: "s3cret-overlay-1",
+        clubId: IDS.club,
+        scopes: ["tracking:read", "events:read"],
+        ipAllowlist: ["10.0.0.0/8"],
+      },
+    ],
     events: [
       {
         id: IDS.event,
@@ -35,7 +43,14 @@ export function smallScenario(): Scenario {
         trackingShared: true,
         delaySeconds: 30,
         entries: [
-          { id: IDS.entryA, sailNumber: "GBR 9", boatName: "Aurora", userId: "user-private-1", deviceId: "device-private-1", phoneModel: "Phone X" },
+          {
+            id: IDS.entryA,
+            sailNumber: "GBR 9",
+            boatName: "Aurora",
+            userId: "user-private-1",
+            deviceId: "device-private-1",
+            phoneModel: "Phone X",
+          },
           { id: IDS.entryB, sailNumber: "GBR 10", boatName: "Borealis" },
           { id: IDS.entryC, sailNumber: "GBR 11", boatName: "Cirrus", approved: false },
         ],
@@ -58,9 +73,21 @@ export function smallScenario(): Scenario {
                     version: 1,
                     appliedFromUtc: "2026-11-21T09:50:00.000Z",
                     steps: [
-                      { kind: "start", marks: [{ key: "pin", lat: 50.77, lon: -1.3 }, { key: "committee", lat: 50.7702, lon: -1.299 }] },
+                      {
+                        kind: "start",
+                        marks: [
+                          { key: "pin", lat: 50.77, lon: -1.3 },
+                          { key: "committee", lat: 50.7702, lon: -1.299 },
+                        ],
+                      },
                       { kind: "mark", label: "Windward", marks: [{ key: "W", lat: 50.79, lon: -1.3 }] },
-                      { kind: "finish", marks: [{ key: "f1", lat: 50.77, lon: -1.3 }, { key: "f2", lat: 50.7702, lon: -1.299 }] },
+                      {
+                        kind: "finish",
+                        marks: [
+                          { key: "f1", lat: 50.77, lon: -1.3 },
+                          { key: "f2", lat: 50.7702, lon: -1.299 },
+                        ],
+                      },
                     ],
                   },
                 ],
@@ -79,7 +106,15 @@ export function smallScenario(): Scenario {
                 ],
                 finishes: [{ entryId: IDS.entryB, finishTimeUtc: "2026-11-21T10:45:00.000Z" }],
                 tracks: [
-                  { entryId: IDS.entryA, t, lat: [50.77, 50.7701, 50.7702, 50.7703], lon: [-1.3, -1.3, -1.3, -1.3], sogKn: [5.1, null, 5.3, 5.4], cogDeg: [10, 11, null, 13], accuracyM: [3, 4, 5, 6] },
+                  {
+                    entryId: IDS.entryA,
+                    t,
+                    lat: [50.77, 50.7701, 50.7702, 50.7703],
+                    lon: [-1.3, -1.3, -1.3, -1.3],
+                    sogKn: [5.1, null, 5.3, 5.4],
+                    cogDeg: [10, 11, null, 13],
+                    accuracyM: [3, 4, 5, 6],
+                  },
                   { entryId: IDS.entryB, t: t.slice(0, 2), lat: [50.771, 50.7711], lon: [-1.301, -1.301] },
                 ],
                 results: {

@@ -9,7 +9,13 @@ import { createHandlerContext, type HandlerContext } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
-import { GetTrackPageRequestSchema, GetTrackPageResponseSchema, TrackService, type GetTrackPageRequest, type GetTrackPageResponse } from "../../gen/racing/v1/track_pb.js";
+import {
+  GetTrackPageRequestSchema,
+  GetTrackPageResponseSchema,
+  TrackService,
+  type GetTrackPageRequest,
+  type GetTrackPageResponse,
+} from "../../gen/racing/v1/track_pb.js";
 import type { Entry, Scenario, Track } from "../../src/domain/scenario.js";
 import { callContext } from "../../src/services/context.js";
 import { CLUB, identityScenario, OTHER_CLUB } from "./api.js";
@@ -68,7 +74,13 @@ export const FUTURE_MS = 5 * MINUTE;
 export const ACCURACY_M = 12.345678;
 
 /** Fixes every `stepMs` in [fromMs, toMs); sog and cog missing where `missing(t)`. */
-export function track(entryId: string, fromMs: number, toMs: number, stepMs = 1000, missing: (t: number) => "sog" | "cog" | "both" | null = () => null): Track {
+export function track(
+  entryId: string,
+  fromMs: number,
+  toMs: number,
+  stepMs = 1000,
+  missing: (t: number) => "sog" | "cog" | "both" | null = () => null,
+): Track {
   const t: number[] = [];
   for (let ms = fromMs; ms < toMs; ms += stepMs) t.push(ms);
   const lat = t.map((ms) => 50.7 + ((ms / 1000) % 3600) / 100_000);
@@ -286,7 +298,11 @@ export interface GrpcAnswer {
 }
 
 /** One GetTrackPage call through @grpc/grpc-js with a bearer token; errors are decoded from grpc-status-details-bin. */
-export function grpcTrackPage(client: grpc.Client, token: string | undefined, request: MessageInitShape<typeof GetTrackPageRequestSchema>): Promise<GrpcAnswer> {
+export function grpcTrackPage(
+  client: grpc.Client,
+  token: string | undefined,
+  request: MessageInitShape<typeof GetTrackPageRequestSchema>,
+): Promise<GrpcAnswer> {
   const metadata = new grpc.Metadata();
   if (token !== undefined) metadata.set("authorization", `Bearer ${token}`);
   return new Promise((resolve) => {
@@ -300,7 +316,11 @@ export function grpcTrackPage(client: grpc.Client, token: string | undefined, re
       (error, page) => {
         if (!error) return resolve({ page: page!, code: grpc.status.OK, headers });
         const [details] = error.metadata.get("grpc-status-details-bin") as Buffer[];
-        const info = details ? fromBinary(StatusSchema, details).details.map((any) => anyUnpack(any, ErrorInfoSchema)).find((x) => x !== undefined) : undefined;
+        const info = details
+          ? fromBinary(StatusSchema, details)
+              .details.map((any) => anyUnpack(any, ErrorInfoSchema))
+              .find((x) => x !== undefined)
+          : undefined;
         resolve({ code: error.code, reason: info?.reason, params: { ...info?.metadata }, headers: error.metadata });
       },
     );

@@ -30,7 +30,10 @@ describe("race_api_ingest_fixes_total", () => {
     const batch = { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, Date.now() - 30_000, 5)] };
     await client.appendFixes(batch, { headers: bearer(token) });
     await client.appendFixes(batch, { headers: bearer(token) });
-    await client.appendFixes({ raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.outsider, Date.now() - 30_000, 2)] }, { headers: bearer(token) });
+    await client.appendFixes(
+      { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.outsider, Date.now() - 30_000, 2)] },
+      { headers: bearer(token) },
+    );
     expect(await fixes()).toEqual({ "accepted ": 5, "duplicate ": 5, "rejected UNKNOWN_ENTRY": 2 });
   });
 

@@ -30,13 +30,28 @@ let raceId: string;
 beforeAll(async () => {
   const scenario = identityScenario();
   const now = Date.now();
-  const race = sliceScenario(simulateScenario({ seed: "metrics", gunMs: now - 20 * MINUTE, startGroups: 1, boatsPerGroup: 6, laps: 1, legLengthM: 700, delaySeconds: 0 }), null, now);
+  const race = sliceScenario(
+    simulateScenario({
+      seed: "metrics",
+      gunMs: now - 20 * MINUTE,
+      startGroups: 1,
+      boatsPerGroup: 6,
+      laps: 1,
+      legLengthM: 700,
+      delaySeconds: 0,
+    }),
+    null,
+    now,
+  );
   scenario.events = race.events.map((event) => ({ ...event, clubId: CLUB }));
   raceId = scenario.events[0]!.races[0]!.id;
   await importScenario(db.pool, scenario);
   // A model that is not there: every call fails and its lines come from templates.
   const deadModel = `http://127.0.0.1:${await freePort()}/v1/chat/completions`;
-  runtime = await testRuntime(db, { streamsPerClient: 1, insightsModel: { url: deadModel, model: "none", quotaPerHour: 60, timeoutMs: 1000 } });
+  runtime = await testRuntime(db, {
+    streamsPerClient: 1,
+    insightsModel: { url: deadModel, model: "none", quotaPerHour: 60, timeoutMs: 1000 },
+  });
   server = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0, metricsPort: await freePort() }, runtime);
   metricsUrl = server.metricsUrl!;
   token = await tokenFor(server.httpUrl, "overlay");
@@ -68,7 +83,9 @@ async function scrape(): Promise<Sample[]> {
 
 /** The sum of the samples of `name` whose labels include `labels`. */
 function total(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
 }
 
 /** How much `name` with `labels` grew while `work` ran. */
@@ -133,7 +150,9 @@ describe("the metrics listener", () => {
   it("fails to start on a metrics port in use, leaving no listener open", async () => {
     const [publicPort, grpcPort] = [await freePort(), await freePort()];
     const taken = new URL(metricsUrl).port;
-    await expect(startServer({ host: "127.0.0.1", port: publicPort, grpcPort, metricsPort: Number(taken) }, runtime)).rejects.toMatchObject({ code: "EADDRINUSE" });
+    await expect(startServer({ host: "127.0.0.1", port: publicPort, grpcPort, metricsPort: Number(taken) }, runtime)).rejects.toMatchObject(
+      { code: "EADDRINUSE" },
+    );
     for (const port of [publicPort, grpcPort]) await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 
@@ -158,7 +177,8 @@ describe("requests", () => {
     await fetch(`${server.httpUrl}/api/v1/races/${raceId}/live`, { headers: bearer(token) });
     await fetch(`${server.httpUrl}/api/v1/nothing-here`, { headers: bearer(token) });
     const after = await scrape();
-    const grew = (labels: Record<string, string>) => total(after, "race_api_requests_total", labels) - total(before, "race_api_requests_total", labels);
+    const grew = (labels: Record<string, string>) =>
+      total(after, "race_api_requests_total", labels) - total(before, "race_api_requests_total", labels);
     expect(grew({ surface: "rest", route, status: "200", code: "" })).toBe(2);
     expect(grew({ surface: "rest", route, status: "400", code: "API_PARAM_INVALID" })).toBe(1);
     expect(grew({ surface: "rest", route, status: "401", code: "API_TOKEN_MISSING" })).toBe(1);
@@ -187,7 +207,11 @@ describe("requests", () => {
     const frame = new Uint8Array(5 + message.length);
     new DataView(frame.buffer).setUint32(1, message.length);
     frame.set(message, 5);
-    const web = await fetch(`${server.httpUrl}/${rpc}`, { method: "POST", headers: { "content-type": "application/grpc-web+proto", ...bearer(token) }, body: frame });
+    const web = await fetch(`${server.httpUrl}/${rpc}`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto", ...bearer(token) },
+      body: frame,
+    });
     expect(new TextDecoder().decode(await web.arrayBuffer())).toMatch(/grpc-status: ?0\r\n/);
     const client = grpcClient(server.grpcUrl);
     try {
@@ -198,7 +222,8 @@ describe("requests", () => {
       client.close();
     }
     const after = await scrape();
-    const grew = (labels: Record<string, string>) => total(after, "race_api_requests_total", labels) - total(before, "race_api_requests_total", labels);
+    const grew = (labels: Record<string, string>) =>
+      total(after, "race_api_requests_total", labels) - total(before, "race_api_requests_total", labels);
     expect(grew({ surface: "connect", route: rpc, status: "ok", code: "" })).toBe(1);
     expect(grew({ surface: "connect", route: rpc, status: "unauthenticated", code: "API_TOKEN_MISSING" })).toBe(1);
     expect(grew({ surface: "grpc-web", route: rpc, status: "ok", code: "" })).toBe(1);
@@ -212,9 +237,12 @@ describe("shared reads", () => {
     // Past the 2 s a live answer is kept, so the next call reads.
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const before = await scrape();
-    for (let i = 0; i < 3; i++) expect((await fetch(`${server.httpUrl}/api/v1/races/${raceId}/live`, { headers: bearer(token) })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${server.httpUrl}/api/v1/races/${raceId}/live`, { headers: bearer(token) })).status).toBe(200);
     const after = await scrape();
-    const grew = (result: string) => total(after, "race_api_shared_reads_total", { cache: "live", result }) - total(before, "race_api_shared_reads_total", { cache: "live", result });
+    const grew = (result: string) =>
+      total(after, "race_api_shared_reads_total", { cache: "live", result }) -
+      total(before, "race_api_shared_reads_total", { cache: "live", result });
     expect(grew("miss")).toBe(1);
     expect(grew("hit")).toBe(2);
     expect(total(after, "race_api_shared_read_keys", { cache: "live" })).toBeGreaterThanOrEqual(1);
@@ -241,12 +269,19 @@ describe("streams", () => {
     }
     await expect.poll(async () => total(await scrape(), "race_api_streams_open")).toBe(base);
     // The SSE stream counts once it has ended; the refused one as its 429.
-    const streamed = (samples: Sample[], labels: Record<string, string>) => total(samples, "race_api_requests_total", { surface: "rest", route, ...labels });
-    await expect.poll(async () => streamed(await scrape(), { status: "200", code: "" }) - streamed(before, { status: "200", code: "" })).toBe(1);
+    const streamed = (samples: Sample[], labels: Record<string, string>) =>
+      total(samples, "race_api_requests_total", { surface: "rest", route, ...labels });
+    await expect
+      .poll(async () => streamed(await scrape(), { status: "200", code: "" }) - streamed(before, { status: "200", code: "" }))
+      .toBe(1);
     const after = await scrape();
-    expect(streamed(after, { status: "429", code: "RATE_LIMIT_EXCEEDED" }) - streamed(before, { status: "429", code: "RATE_LIMIT_EXCEEDED" })).toBe(1);
+    expect(
+      streamed(after, { status: "429", code: "RATE_LIMIT_EXCEEDED" }) - streamed(before, { status: "429", code: "RATE_LIMIT_EXCEEDED" }),
+    ).toBe(1);
     // A stream's duration is no latency.
-    expect(total(after, "race_api_request_duration_seconds_count", { surface: "rest", route })).toBe(total(before, "race_api_request_duration_seconds_count", { surface: "rest", route }) + 1);
+    expect(total(after, "race_api_request_duration_seconds_count", { surface: "rest", route })).toBe(
+      total(before, "race_api_request_duration_seconds_count", { surface: "rest", route }) + 1,
+    );
   });
 
   it("count a subscriber dropped for stalling", async () => {
@@ -275,7 +310,9 @@ describe("rate limits", () => {
 describe("the database", () => {
   it("shows the primary pool's connections and queue", async () => {
     const samples = await scrape();
-    const connections = total(samples, "race_api_db_pool_connections", { pool: "primary", state: "in_use" }) + total(samples, "race_api_db_pool_connections", { pool: "primary", state: "idle" });
+    const connections =
+      total(samples, "race_api_db_pool_connections", { pool: "primary", state: "in_use" }) +
+      total(samples, "race_api_db_pool_connections", { pool: "primary", state: "idle" });
     expect(connections).toBeGreaterThanOrEqual(1);
     expect(samples.find((s) => s.name === "race_api_db_pool_queued" && s.labels.pool === "primary")?.value).toBe(0);
   });

@@ -113,16 +113,27 @@ const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.ran
 describe("traces", () => {
   it("send the spans of one request under the caller's traceparent: HTTP, then the RPC, then each query", async () => {
     const [traceId, parentId] = [hex(32), hex(16)];
-    const response = await fetch(`${httpUrl}/api/v1/events`, { headers: { ...bearer(token), traceparent: `00-${traceId}-${parentId}-01` } });
+    const response = await fetch(`${httpUrl}/api/v1/events`, {
+      headers: { ...bearer(token), traceparent: `00-${traceId}-${parentId}-01` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-trace-id")).toBe(traceId);
 
-    const spans = await collector.trace(traceId, (s) => s.some((span) => span.name === "racing.v1.EventService/ListEvents") && s.some((span) => span.attributes["db.system"] === "mysql" || span.attributes["db.system.name"] === "mysql"));
+    const spans = await collector.trace(
+      traceId,
+      (s) =>
+        s.some((span) => span.name === "racing.v1.EventService/ListEvents") &&
+        s.some((span) => span.attributes["db.system"] === "mysql" || span.attributes["db.system.name"] === "mysql"),
+    );
     const http = spans.find((span) => span.kind === SERVER && span.parentSpanId === parentId);
     expect(http, JSON.stringify(spans.map((s) => [s.name, s.kind, s.parentSpanId]))).toBeDefined();
     expect(http!.attributes["http.route"] ?? http!.attributes["url.path"] ?? http!.attributes["http.target"]).toBeDefined();
     const rpc = spans.find((span) => span.name === "racing.v1.EventService/ListEvents")!;
-    expect(rpc).toMatchObject({ kind: INTERNAL, parentSpanId: http!.spanId, attributes: { "rpc.service": "racing.v1.EventService", "rpc.method": "ListEvents" } });
+    expect(rpc).toMatchObject({
+      kind: INTERNAL,
+      parentSpanId: http!.spanId,
+      attributes: { "rpc.service": "racing.v1.EventService", "rpc.method": "ListEvents" },
+    });
     const queries = spans.filter((span) => span.attributes["db.system"] === "mysql" || span.attributes["db.system.name"] === "mysql");
     expect(queries.length).toBeGreaterThanOrEqual(1);
     // Every query of the call is under its RPC span.
@@ -132,7 +143,9 @@ describe("traces", () => {
 
   it("give a problem body the trace's id: the caller's, or the new trace's", async () => {
     const [traceId, parentId] = [hex(32), hex(16)];
-    const followed = await fetch(`${httpUrl}/api/v1/events?page=0`, { headers: { ...bearer(token), traceparent: `00-${traceId}-${parentId}-01` } });
+    const followed = await fetch(`${httpUrl}/api/v1/events?page=0`, {
+      headers: { ...bearer(token), traceparent: `00-${traceId}-${parentId}-01` },
+    });
     expect(followed.status).toBe(400);
     expect(await followed.json()).toMatchObject({ code: "API_PARAM_INVALID", traceId });
     await collector.trace(traceId, (s) => s.some((span) => span.parentSpanId === parentId));
@@ -141,7 +154,10 @@ describe("traces", () => {
       () => fetch(`${httpUrl}/api/v1/events?page=0`, { headers: bearer(token) }),
       () => fetch(`${httpUrl}/api/v1/races/not-a-race/live`, { headers: bearer(token) }),
       () => fetch(`${httpUrl}/api/v1/nothing-here`),
-      () => fetch(`${httpUrl}/api/v1/events`, { headers: { ...bearer(token), traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" } }),
+      () =>
+        fetch(`${httpUrl}/api/v1/events`, {
+          headers: { ...bearer(token), traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" },
+        }),
     ]) {
       const response = await request();
       const body = (await response.json()) as { traceId?: string };
@@ -165,7 +181,10 @@ describe("traces", () => {
     } finally {
       client.close();
     }
-    const spans = await collector.trace(traceId, (s) => s.some((span) => span.name === "racing.v1.EventService/ListEvents") && s.length >= 2);
+    const spans = await collector.trace(
+      traceId,
+      (s) => s.some((span) => span.name === "racing.v1.EventService/ListEvents") && s.length >= 2,
+    );
     const rpc = spans.find((span) => span.name === "racing.v1.EventService/ListEvents")!;
     expect(rpc).toMatchObject({ kind: SERVER, parentSpanId: parentId });
     expect(spans.some((span) => span.parentSpanId === rpc.spanId)).toBe(true);
@@ -176,11 +195,21 @@ describe("without OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   it("sends nothing, and trace ids stay those of traceparent or new ones", async () => {
     const quiet = new Collector();
     await quiet.start();
-    const off = start(["serve"], { DATABASE_URL: db.url, PORT: "0", GRPC_PORT: "0", METRICS_PORT: "0", LOG_LEVEL: "info", OTEL_SERVICE_NAME: "race-api-off", OTEL_BSP_SCHEDULE_DELAY: "100" });
+    const off = start(["serve"], {
+      DATABASE_URL: db.url,
+      PORT: "0",
+      GRPC_PORT: "0",
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      OTEL_SERVICE_NAME: "race-api-off",
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+    });
     try {
       const [, url] = await off.waitFor(/"httpUrl":"(http:\/\/[^"]+)"/);
       const traceId = hex(32);
-      const response = await fetch(`${url}/api/v1/events?page=0`, { headers: { ...bearer(token), traceparent: `00-${traceId}-${hex(16)}-01` } });
+      const response = await fetch(`${url}/api/v1/events?page=0`, {
+        headers: { ...bearer(token), traceparent: `00-${traceId}-${hex(16)}-01` },
+      });
       expect(await response.json()).toMatchObject({ traceId });
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(quiet.requests).toBe(0);
@@ -192,7 +221,13 @@ describe("without OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   });
 
   it("refuses an endpoint that is not an http(s) URL, naming the variable", async () => {
-    const bad = start(["serve"], { DATABASE_URL: db.url, PORT: "0", GRPC_PORT: "0", METRICS_PORT: "0", OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" });
+    const bad = start(["serve"], {
+      DATABASE_URL: db.url,
+      PORT: "0",
+      GRPC_PORT: "0",
+      METRICS_PORT: "0",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318",
+    });
     expect(await new Promise((resolve) => bad.process.once("exit", resolve))).toBe(1);
     expect(bad.stderr()).toContain("OTEL_EXPORTER_OTLP_ENDPOINT must be the http(s) base URL");
   });

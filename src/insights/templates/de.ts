@@ -20,14 +20,11 @@ export const de: Phrasebook = {
   gain: (boat, n, rank) =>
     rank === null ? `${boat} macht ${places(n)} gut.` : `${boat} macht ${places(n)} gut und liegt jetzt auf dem ${rank}. Platz.`,
 
-  finish: (boat, rank) =>
-    rank === null ? `${boat} geht durchs Ziel.` : `${boat} geht durchs Ziel, vorläufig auf dem ${rank}. Platz.`,
+  finish: (boat, rank) => (rank === null ? `${boat} geht durchs Ziel.` : `${boat} geht durchs Ziel, vorläufig auf dem ${rank}. Platz.`),
 
   windShift: (wind) => {
     if (wind.kind === "reading") {
-      return wind.tws === null
-        ? `Neue Windmessung: ${degrees(wind.twd)}.`
-        : `Neue Windmessung: ${degrees(wind.twd)}, ${knots(wind.tws)}.`;
+      return wind.tws === null ? `Neue Windmessung: ${degrees(wind.twd)}.` : `Neue Windmessung: ${degrees(wind.twd)}, ${knots(wind.tws)}.`;
     }
     const { direction, speed } = wind;
     const turn = direction && `dreht von ${degrees(direction.from)} auf ${degrees(direction.to)}`;

@@ -60,6 +60,5 @@ export const el: Phrasebook = {
     return `Ο άνεμος ${[turn, pace].filter(Boolean).join(" και ")}.`;
   },
 
-  withGroup: (group, sentence, startsWithTemplateWord) =>
-    `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "el") : sentence}`,
+  withGroup: (group, sentence, startsWithTemplateWord) => `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "el") : sentence}`,
 };

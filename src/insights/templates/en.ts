@@ -9,19 +9,16 @@ const places = (n: number) => count.quantity(n, { one: "place", other: "places" 
 const knots = (n: number) => count.quantity(n, { one: "knot", other: "knots" });
 
 export const en: Phrasebook = {
-  leadChange: (leader, previous) =>
-    previous === null ? `${leader} takes the lead.` : `${leader} takes the lead from ${previous}.`,
+  leadChange: (leader, previous) => (previous === null ? `${leader} takes the lead.` : `${leader} takes the lead from ${previous}.`),
 
   markRounding: (boat, mark) => {
     if (mark === null) return `${boat} rounds a mark.`;
     return mark.isKey ? `${boat} rounds mark ${mark.label}.` : `${boat} rounds ${mark.label}.`;
   },
 
-  gain: (boat, n, rank) =>
-    rank === null ? `${boat} gains ${places(n)}.` : `${boat} gains ${places(n)} and is now ${ordinal(rank)}.`,
+  gain: (boat, n, rank) => (rank === null ? `${boat} gains ${places(n)}.` : `${boat} gains ${places(n)} and is now ${ordinal(rank)}.`),
 
-  finish: (boat, rank) =>
-    rank === null ? `${boat} finishes.` : `${boat} finishes in provisional ${ordinal(rank)} place.`,
+  finish: (boat, rank) => (rank === null ? `${boat} finishes.` : `${boat} finishes in provisional ${ordinal(rank)} place.`),
 
   windShift: (wind) => {
     if (wind.kind === "reading") {

@@ -10,21 +10,17 @@ const places = (n: number) => count.quantity(n, { one: "puesto", other: "puestos
 const knots = (n: number) => count.quantity(n, { one: "nudo", other: "nudos" });
 
 export const es: Phrasebook = {
-  leadChange: (leader, previous) =>
-    previous === null ? `${leader} se pone en cabeza.` : `${leader} arrebata el liderato a ${previous}.`,
+  leadChange: (leader, previous) => (previous === null ? `${leader} se pone en cabeza.` : `${leader} arrebata el liderato a ${previous}.`),
 
   markRounding: (boat, mark) => {
     if (mark === null) return `${boat} monta una baliza.`;
     return mark.isKey ? `${boat} monta la baliza ${mark.label}.` : `${boat} monta la baliza «${mark.label}».`;
   },
 
-  gain: (boat, n, rank) =>
-    rank === null ? `${boat} gana ${places(n)}.` : `${boat} gana ${places(n)} y ya es ${ordinal(rank)}.`,
+  gain: (boat, n, rank) => (rank === null ? `${boat} gana ${places(n)}.` : `${boat} gana ${places(n)} y ya es ${ordinal(rank)}.`),
 
   finish: (boat, rank) =>
-    rank === null
-      ? `${boat} cruza la línea de llegada.`
-      : `${boat} cruza la línea de llegada, provisionalmente ${ordinal(rank)}.`,
+    rank === null ? `${boat} cruza la línea de llegada.` : `${boat} cruza la línea de llegada, provisionalmente ${ordinal(rank)}.`,
 
   windShift: (wind) => {
     if (wind.kind === "reading") {
@@ -38,6 +34,5 @@ export const es: Phrasebook = {
     return `El viento ${[turn, pace].filter(Boolean).join(" y ")}.`;
   },
 
-  withGroup: (group, sentence, startsWithTemplateWord) =>
-    `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "es") : sentence}`,
+  withGroup: (group, sentence, startsWithTemplateWord) => `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "es") : sentence}`,
 };

@@ -11,8 +11,7 @@ const places = (n: number) => count.quantity(n, { one: "place", other: "places" 
 const knots = (n: number) => count.quantity(n, { one: "nœud", other: "nœuds" });
 
 export const fr: Phrasebook = {
-  leadChange: (leader, previous) =>
-    previous === null ? `${leader} prend la tête.` : `${leader} ravit la tête à ${previous}.`,
+  leadChange: (leader, previous) => (previous === null ? `${leader} prend la tête.` : `${leader} ravit la tête à ${previous}.`),
 
   markRounding: (boat, mark) => {
     if (mark === null) return `${boat} vire une bouée.`;
@@ -23,9 +22,7 @@ export const fr: Phrasebook = {
     rank === null ? `${boat} gagne ${places(n)}.` : `${boat} gagne ${places(n)} et se hisse au ${ordinal(rank)} rang.`,
 
   finish: (boat, rank) =>
-    rank === null
-      ? `${boat} franchit la ligne d’arrivée.`
-      : `${boat} franchit la ligne d’arrivée au ${ordinal(rank)} rang provisoire.`,
+    rank === null ? `${boat} franchit la ligne d’arrivée.` : `${boat} franchit la ligne d’arrivée au ${ordinal(rank)} rang provisoire.`,
 
   windShift: (wind) => {
     if (wind.kind === "reading") {

@@ -17,16 +17,14 @@ function startsWithVowel(n: number): boolean {
 const atPlace = (n: number) => (startsWithVowel(n) ? `all’${n}º posto` : `al ${n}º posto`);
 
 export const it: Phrasebook = {
-  leadChange: (leader, previous) =>
-    previous === null ? `${leader} passa in testa.` : `${leader} passa in testa, superando ${previous}.`,
+  leadChange: (leader, previous) => (previous === null ? `${leader} passa in testa.` : `${leader} passa in testa, superando ${previous}.`),
 
   markRounding: (boat, mark) => {
     if (mark === null) return `${boat} gira una boa.`;
     return mark.isKey ? `${boat} gira la boa ${mark.label}.` : `${boat} gira la boa «${mark.label}».`;
   },
 
-  gain: (boat, n, rank) =>
-    rank === null ? `${boat} guadagna ${places(n)}.` : `${boat} guadagna ${places(n)} e sale ${atPlace(rank)}.`,
+  gain: (boat, n, rank) => (rank === null ? `${boat} guadagna ${places(n)}.` : `${boat} guadagna ${places(n)} e sale ${atPlace(rank)}.`),
 
   finish: (boat, rank) =>
     rank === null ? `${boat} taglia il traguardo.` : `${boat} taglia il traguardo, provvisoriamente ${atPlace(rank)}.`,
@@ -43,6 +41,5 @@ export const it: Phrasebook = {
     return `Il vento ${[turn, pace].filter(Boolean).join(" e ")}.`;
   },
 
-  withGroup: (group, sentence, startsWithTemplateWord) =>
-    `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "it") : sentence}`,
+  withGroup: (group, sentence, startsWithTemplateWord) => `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "it") : sentence}`,
 };

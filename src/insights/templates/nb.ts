@@ -8,8 +8,7 @@ const places = (n: number) => count.quantity(n, { one: "plass", other: "plasser"
 const knots = (n: number) => count.quantity(n, { other: "knop" });
 
 export const nb: Phrasebook = {
-  leadChange: (leader, previous) =>
-    previous === null ? `${leader} tar ledelsen.` : `${leader} tar ledelsen fra ${previous}.`,
+  leadChange: (leader, previous) => (previous === null ? `${leader} tar ledelsen.` : `${leader} tar ledelsen fra ${previous}.`),
 
   markRounding: (boat, mark) => {
     if (mark === null) return `${boat} runder et merke.`;
@@ -23,9 +22,7 @@ export const nb: Phrasebook = {
 
   windShift: (wind) => {
     if (wind.kind === "reading") {
-      return wind.tws === null
-        ? `Ny vindmåling: ${degrees(wind.twd)}.`
-        : `Ny vindmåling: ${degrees(wind.twd)}, ${knots(wind.tws)}.`;
+      return wind.tws === null ? `Ny vindmåling: ${degrees(wind.twd)}.` : `Ny vindmåling: ${degrees(wind.twd)}, ${knots(wind.tws)}.`;
     }
     const { direction, speed } = wind;
     const turn = direction && `dreier fra ${degrees(direction.from)} til ${degrees(direction.to)}`;

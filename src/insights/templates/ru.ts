@@ -25,8 +25,7 @@ export const ru: Phrasebook = {
   gain: (boat, n, rank) =>
     rank === null ? `${boat} отыгрывает ${places(n)}.` : `${boat} отыгрывает ${places(n)} и поднимается на ${rank}-е место.`,
 
-  finish: (boat, rank) =>
-    rank === null ? `${boat} финиширует.` : `${boat} финиширует, предварительно на ${rank}-м месте.`,
+  finish: (boat, rank) => (rank === null ? `${boat} финиширует.` : `${boat} финиширует, предварительно на ${rank}-м месте.`),
 
   windShift: (wind) => {
     if (wind.kind === "reading") {
@@ -41,6 +40,5 @@ export const ru: Phrasebook = {
     return `Ветер ${[turn, pace].filter(Boolean).join(" и ")}.`;
   },
 
-  withGroup: (group, sentence, startsWithTemplateWord) =>
-    `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "ru") : sentence}`,
+  withGroup: (group, sentence, startsWithTemplateWord) => `${group}: ${startsWithTemplateWord ? lowerFirst(sentence, "ru") : sentence}`,
 };

@@ -12,9 +12,7 @@ const degreesWord = (n: number) => `${n} derece`;
 
 export const tr: Phrasebook = {
   leadChange: (leader, previous) =>
-    previous === null
-      ? `${leader} liderliğe yükseliyor.`
-      : `${leader} liderliğe yükseliyor, ${previous} ise liderliği kaybediyor.`,
+    previous === null ? `${leader} liderliğe yükseliyor.` : `${leader} liderliğe yükseliyor, ${previous} ise liderliği kaybediyor.`,
 
   markRounding: (boat, mark) => {
     if (mark === null) return `${boat} bir şamandırayı dönüyor.`;
@@ -24,14 +22,10 @@ export const tr: Phrasebook = {
   },
 
   gain: (boat, n, rank) =>
-    rank === null
-      ? `${boat}, ${count.format(n)} sıra yükseliyor.`
-      : `${boat}, ${count.format(n)} sıra yükselerek ${rank}. sıraya çıkıyor.`,
+    rank === null ? `${boat}, ${count.format(n)} sıra yükseliyor.` : `${boat}, ${count.format(n)} sıra yükselerek ${rank}. sıraya çıkıyor.`,
 
   finish: (boat, rank) =>
-    rank === null
-      ? `${boat} bitiş çizgisini geçiyor.`
-      : `${boat}, bitiş çizgisini geçici sıralamada ${rank}. olarak geçiyor.`,
+    rank === null ? `${boat} bitiş çizgisini geçiyor.` : `${boat}, bitiş çizgisini geçici sıralamada ${rank}. olarak geçiyor.`,
 
   windShift: (wind) => {
     if (wind.kind === "reading") {
@@ -41,7 +35,8 @@ export const tr: Phrasebook = {
     }
     const { direction, speed } = wind;
     const turn = direction && `${direction.from} dereceden ${direction.to} dereceye dönüyor`;
-    const pace = speed && `${count.format(speed.from)} knottan ${count.format(speed.to)} knota ${speed.to > speed.from ? "çıkıyor" : "düşüyor"}`;
+    const pace =
+      speed && `${count.format(speed.from)} knottan ${count.format(speed.to)} knota ${speed.to > speed.from ? "çıkıyor" : "düşüyor"}`;
     return `Rüzgâr ${[turn, pace].filter(Boolean).join(" ve ")}.`;
   },
 
