@@ -56,14 +56,7 @@ export async function writeWind(pool: Pool, caller: Caller, request: RecordWindR
 
 export async function writeLiveOrder(pool: Pool, caller: Caller, request: RecordLiveOrderRequest): Promise<{ duplicate: boolean }> {
   const asOfMs = readingTime(request.asOfUtc, "asOfUtc", Date.now());
-  if (request.rows.length > MAX_ROWS) throw invalid("rows");
-  for (const [i, row] of request.rows.entries()) {
-    if (row.rank !== undefined && row.rank < 1) throw invalid(`rows[${i}].rank`);
-    for (const name of ["elapsedSeconds", "correctedSeconds", "deltaSeconds"] as const) {
-      const value = row[name];
-      if (value !== undefined && !Number.isFinite(value)) throw invalid(`rows[${i}].${name}`);
-    }
-  }
+  checkRankedRows(request.rows, ["elapsedSeconds", "correctedSeconds", "deltaSeconds"]);
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
     const entries = await entriesOfGroup(
@@ -169,15 +162,8 @@ export async function writeResults(pool: Pool, caller: Caller, request: PublishR
     request.status === IngestResultStatus.PROVISIONAL ? "provisional" : request.status === IngestResultStatus.FINAL ? "final" : null;
   if (!status) throw invalid("status");
   const publishedAtMs = readingTime(request.publishedAtUtc, "publishedAtUtc", Date.now());
-  if (request.rows.length > MAX_ROWS) throw invalid("rows");
-  for (const [i, row] of request.rows.entries()) {
-    if (!/^[A-Z]{1,8}$/.test(row.status)) throw invalid(`rows[${i}].status`);
-    if (row.rank !== undefined && row.rank < 1) throw invalid(`rows[${i}].rank`);
-    for (const name of ["elapsedSeconds", "correctedSeconds", "points"] as const) {
-      const value = row[name];
-      if (value !== undefined && !Number.isFinite(value)) throw invalid(`rows[${i}].${name}`);
-    }
-  }
+  checkRankedRows(request.rows, ["elapsedSeconds", "correctedSeconds", "points"]);
+  for (const [i, row] of request.rows.entries()) if (!/^[A-Z]{1,8}$/.test(row.status)) throw invalid(`rows[${i}].status`);
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
     const entries = await entriesOfGroup(
@@ -196,6 +182,18 @@ export async function writeResults(pool: Pool, caller: Caller, request: PublishR
     }));
     return { changed: await publishResults(conn, group.id, { status, publishedAtMs, rows }) };
   });
+}
+
+/** A live order's or a result's rows: not too many, ranks from 1, and finite numbers where given. */
+function checkRankedRows<Row extends { rank?: number }>(rows: readonly Row[], numbers: readonly (keyof Row & string)[]): void {
+  if (rows.length > MAX_ROWS) throw invalid("rows");
+  for (const [i, row] of rows.entries()) {
+    if (row.rank !== undefined && row.rank < 1) throw invalid(`rows[${i}].rank`);
+    for (const name of numbers) {
+      const value = row[name];
+      if (value !== undefined && !Number.isFinite(value)) throw invalid(`rows[${i}].${name}`);
+    }
+  }
 }
 
 async function groupOfRace(conn: Connection, caller: Caller, request: { raceId: string; startGroupId: string }): Promise<IngestStartGroup> {
