@@ -59,12 +59,7 @@ export async function writeLiveOrder(pool: Pool, caller: Caller, request: Record
   checkRankedRows(request.rows, ["elapsedSeconds", "correctedSeconds", "deltaSeconds"]);
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
-    const entries = await entriesOfGroup(
-      conn,
-      group.id,
-      request.rows.map((r) => r.entryId),
-      (i) => `rows[${i}].entryId`,
-    );
+    const entries = await entriesOfRows(conn, group.id, request.rows);
     const rows = request.rows.map((row, i) => ({
       entryId: entries[i]!,
       rank: row.rank ?? null,
@@ -166,12 +161,7 @@ export async function writeResults(pool: Pool, caller: Caller, request: PublishR
   for (const [i, row] of request.rows.entries()) if (!/^[A-Z]{1,8}$/.test(row.status)) throw invalid(`rows[${i}].status`);
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
-    const entries = await entriesOfGroup(
-      conn,
-      group.id,
-      request.rows.map((r) => r.entryId),
-      (i) => `rows[${i}].entryId`,
-    );
+    const entries = await entriesOfRows(conn, group.id, request.rows);
     const rows = request.rows.map((row, i) => ({
       entryId: entries[i]!,
       rank: row.rank ?? null,
@@ -216,6 +206,16 @@ async function entriesOfGroup(
     seen.add(id);
     return id;
   });
+}
+
+/** The entries of a live order's or a result's rows, each named `rows[i].entryId` when it is not one of the group's. */
+function entriesOfRows(conn: Connection, startGroupId: number, rows: readonly { entryId: string }[]): Promise<number[]> {
+  return entriesOfGroup(
+    conn,
+    startGroupId,
+    rows.map((row) => row.entryId),
+    (i) => `rows[${i}].entryId`,
+  );
 }
 
 /** A reading's outcome as the answer's `duplicate`; the same key with other values is INGEST_CONFLICT. */
