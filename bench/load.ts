@@ -52,7 +52,8 @@
 //
 // Run: npm run bench:load   (WINDOW_SECONDS=20, CLIENTS=200,2000, TRACK_EVERY_S=300,
 // RACES=3, GROUPS=2, BOATS=30, LOG_LEVEL=info by default; the whole bench takes about
-// 100 s). npm run bench:ingest-mixed runs it with 20 races of 50 boats.
+// 100 s). npm run bench:ingest-mixed runs it with 20 races of 50 boats. PROFILE=DIR writes
+// a V8 CPU profile of each instance there.
 
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -681,7 +682,10 @@ class Instance {
     };
     for (const variable of ["INSIGHTS_MODEL_URL", "INSIGHTS_MODEL", "INSIGHTS_MODEL_API_KEY", "DATABASE_READ_URL", "TRUST_PROXY"])
       delete env[variable];
-    const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ["--import", "tsx"], stdio: ["ignore", log, log, "ipc"] });
+    // PROFILE=DIR: a V8 CPU profile of each instance there, written when it stops.
+    const profile = process.env.PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE}`] : [];
+    const execArgv = ["--import", "tsx", ...profile];
+    const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv, stdio: ["ignore", log, log, "ipc"] });
     closeSync(log);
     const instance = new Instance(name, `http://127.0.0.1:${port}`, `http://127.0.0.1:${grpcPort}`, child, logFile);
     process.stderr.write(`instance ${name}: Prometheus metrics at http://127.0.0.1:${metricsPort}/metrics\n`);
@@ -1063,7 +1067,11 @@ const inflate: Record<string, (buffer: Buffer) => Promise<Buffer>> = { br: promi
 async function pageInfo(answer: Answer): Promise<PageInfo> {
   const encoding = String(answer.headers["content-encoding"] ?? "identity");
   const body = inflate[encoding] ? await inflate[encoding](answer.body!) : answer.body!;
-  const page = JSON.parse(body.toString("utf8")) as { until: string; nextSince?: string | null };
+  // Only the fields before the boats: a browser would parse the whole page, but here 2,000 overlays share the
+  // server's two cores, and parsing megabytes of track took a third of this process's CPU.
+  const boatsAt = body.indexOf(',"boats":');
+  const head = boatsAt < 0 ? body.toString("utf8") : `${body.toString("utf8", 0, boatsAt)}}`;
+  const page = JSON.parse(head) as { until: string; nextSince?: string | null };
   return {
     nextSince: page.nextSince ?? null,
     untilMs: Date.parse(page.until),

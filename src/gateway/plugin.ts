@@ -180,9 +180,9 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
     // The route's 200 schema writes the bytes (fast-json-stringify): the same schema the OpenAPI document publishes.
     // A request spelt its own way gets bytes of its own; everyone else shares the message's.
     const echoed = route.echo(request, message);
-    const encoded = encodedBody(echoed ? {} : message, () =>
-      reply.getSerializationFunction("200", "application/json")!({ ...(route.json(message) as Record<string, unknown>), ...echoed }),
-    );
+    // The route's function, not the reply: a kept body may serialise again long after this request.
+    const serialize = reply.getSerializationFunction("200", "application/json")!;
+    const encoded = encodedBody(echoed ? {} : message, () => serialize({ ...(route.json(message) as Record<string, unknown>), ...echoed }));
     // The reply is a thenable: awaiting it settles the handler's promise only once the answer is out, even when an onSend hook (CORS) lets it go later.
     return await sendEncoded(request, reply, encoded, context.responseHeader.record);
   } catch (error) {
@@ -260,7 +260,7 @@ function sendEncoded(
   encoded: EncodedBody,
   headers: Record<string, string>,
 ): FastifyReply | Promise<FastifyReply> {
-  const chosen = encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.identity.body.length));
+  const chosen = encoded.representation(chooseEncoding(request.headers["accept-encoding"], encoded.size));
   if (chosen instanceof Promise)
     return chosen.then((representation) => sendRepresentation(request, reply, encoded, representation, headers));
   return sendRepresentation(request, reply, encoded, chosen, headers);

@@ -31,11 +31,12 @@ import { guarded } from "./guarded.js";
 import type { ServiceDeps } from "./deps.js";
 
 /**
- * Kept windows hold at most this many fixes in all (a full 10-minute page of 100 boats
- * is 60,000). Measured: about 80 bytes a fix for the message, and up to about 160 more
- * for its JSON, br and gzip bytes, so at most about 120 MB.
+ * Kept windows hold at most this many fixes in all: 25 ten-minute windows of 100 boats,
+ * or 25 minutes of 20 start groups of 50 boats. Measured: about 80 bytes a fix
+ * for the message, 24 for its br bytes and 37 for its gzip bytes, if asked for (a large
+ * body's JSON is not kept: encoded-body.ts), so at most about 210 MB.
  */
-export const KEPT_POINTS = 500_000;
+export const KEPT_POINTS = 1_500_000;
 /** A kept window is rebuilt after an hour, as a client's copy expires: names and approvals can change. */
 export const KEPT_MS = 3600_000;
 
