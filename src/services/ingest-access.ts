@@ -11,6 +11,7 @@ import { ApiError } from "../errors/api-error.js";
 import {
   findIngestEventForUpdate,
   findIngestRace,
+  findIngestRaceGroup,
   lockStartGroup,
   type IngestEvent,
   type IngestRace,
@@ -44,6 +45,25 @@ export async function startGroupOf(
   const group = isUuid(startGroupId) ? await lockStartGroup(conn, race.id, startGroupId.toLowerCase(), lock) : null;
   if (!group) throw invalid("startGroupId");
   return group;
+}
+
+/**
+ * The race and one of its start groups, the group with a shared lock: writableRace and
+ * startGroupOf(…, "share") in one statement, with the same answers.
+ */
+export async function writableGroup(
+  conn: Connection,
+  caller: Caller,
+  raceId: string,
+  startGroupId: string,
+): Promise<{ race: IngestRace; group: IngestStartGroup }> {
+  if (!isUuid(raceId)) throw new ApiError("RACE_NOT_FOUND");
+  // A malformed group id is looked up as "", which no group has: the race still decides first.
+  const groupUuid = isUuid(startGroupId) ? startGroupId.toLowerCase() : "";
+  const found = await findIngestRaceGroup(conn, raceId.toLowerCase(), groupUuid);
+  if (!found || !writableBy(found.race.event, caller)) throw new ApiError("RACE_NOT_FOUND");
+  if (!found.group) throw invalid("startGroupId");
+  return { race: found.race, group: found.group };
 }
 
 export function invalid(name: string): ApiError {

@@ -16,11 +16,11 @@ import {
   type FixContext,
   type FixRejection,
 } from "../domain/fix-rules.js";
-import { fixesInRanges, insertNewFixes, type FixRow, type NewFix } from "../store/fixes.js";
-import { earliestFinishes, groupEntryIds, recordDevice } from "../store/ingest.js";
+import { fixesInRanges, insertNewFixes, type FixRange, type FixRow, type NewFix } from "../store/fixes.js";
+import { groupEntries, recordDevice } from "../store/ingest.js";
 import { ingestedFixes } from "../telemetry/metrics.js";
 import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
-import { invalid, startGroupOf, writableRace } from "./ingest-access.js";
+import { invalid, writableGroup } from "./ingest-access.js";
 
 export interface FixBatch {
   raceId: string;
@@ -49,8 +49,7 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
     if ((boat.phoneModel?.length ?? 0) > 200) throw invalid(`boats[${i}].phoneModel`);
   }
   const counts = await inTransactionRetryingDeadlocks(pool, async (conn) => {
-    const race = await writableRace(conn, caller, batch.raceId);
-    const group = await startGroupOf(conn, race, batch.startGroupId, "share");
+    const { race, group } = await writableGroup(conn, caller, batch.raceId, batch.startGroupId);
     const nowMs = Date.now();
     const context: FixContext = {
       nowMs,
@@ -74,76 +73,85 @@ function countFixes(counts: FixCounts): void {
   for (const rejected of counts.rejected) ingestedFixes.inc({ result: "rejected", reason: rejected.reason });
 }
 
-async function sortAndWrite(conn: Connection, startGroupId: number, batch: FixBatch, context: FixContext): Promise<FixCounts> {
-  const counts: FixCounts = { accepted: 0, duplicates: 0, rejected: [] };
-  const entryIds = await groupEntryIds(conn, startGroupId, [...new Set(batch.boats.map((b) => b.entryId.toLowerCase()))]);
-  const known = batch.boats.flatMap((boat) => {
-    const entryId = entryIds.get(boat.entryId.toLowerCase());
-    return entryId !== undefined && boat.t.length > 0 ? [{ boat, entryId }] : [];
-  });
-  const [finishes, stored] = await Promise.all([
-    earliestFinishes(
-      conn,
-      startGroupId,
-      known.map((k) => k.entryId),
-    ),
-    storedFixes(conn, startGroupId, known),
-  ]);
+/** One fix of the batch on its way: as sent, as it would be stored, and what became of it. */
+interface Sorted {
+  sentEntryId: string;
+  t: bigint;
+  fix: NewFix;
+  /** Set by a rule; "DUPLICATE" when the same fix is stored. Unset: written (or a duplicate INSERT IGNORE skipped). */
+  outcome?: FixRejection | "DUPLICATE";
+  /** A time rule's reason, which stands only if the fix is not stored. */
+  late?: FixRejection;
+}
 
-  const fresh: NewFix[] = [];
+/**
+ * Writes first and looks at the stored fixes only when it must: a batch is new far
+ * more often than it is a retry, so the common batch is two statements (entries, insert).
+ * INSERT IGNORE writes no key that is stored; the stored rows then tell a skipped fix's
+ * duplicate from its conflict, and a late fix that is stored is a duplicate, not late.
+ */
+async function sortAndWrite(conn: Connection, startGroupId: number, batch: FixBatch, context: FixContext): Promise<FixCounts> {
+  const entries = await groupEntries(conn, startGroupId, [...new Set(batch.boats.map((b) => b.entryId.toLowerCase()))]);
+  const sorted: Sorted[] = [];
   for (const boat of batch.boats) {
-    const entryId = entryIds.get(boat.entryId.toLowerCase());
+    const entry = entries.get(boat.entryId.toLowerCase());
     for (let k = 0; k < boat.t.length; k++) {
-      const t = Number(boat.t[k]!);
       const fix: NewFix = {
-        entryId: entryId ?? 0,
-        t,
+        entryId: entry?.id ?? 0,
+        t: Number(boat.t[k]!),
         lat: boat.lat[k]!,
         lon: boat.lon[k]!,
         sogKn: storedNumber(boat.sogKn[k]),
         cogDeg: storedNumber(boat.cogDeg[k]),
         accuracyM: privateAccuracy(boat.accuracyM[k]),
       };
-      const reason = rejection(fix, entryId, boat, k, stored, context, finishes);
-      if (reason === "DUPLICATE") counts.duplicates++;
-      else if (reason) counts.rejected.push({ entryId: boat.entryId, t: boat.t[k]!, reason });
-      else fresh.push(fix);
+      const one: Sorted = { sentEntryId: boat.entryId, t: boat.t[k]!, fix };
+      if (!entry) one.outcome = "UNKNOWN_ENTRY";
+      else if (!inRange(fix.lat, fix.lon, boat.sogKn[k] ?? NaN, boat.cogDeg[k] ?? NaN)) one.outcome = "OUT_OF_RANGE";
+      else one.late = timeRejection(fix.t, context, entry.finishMs) ?? undefined;
+      sorted.push(one);
     }
   }
-  const written = await insertNewFixes(conn, startGroupId, fresh);
-  counts.accepted = written;
-  // A key another request stored between our read and our insert: that request wrote it.
-  counts.duplicates += fresh.length - written;
-  for (const { boat, entryId } of known) await recordDevice(conn, entryId, boat);
+  const fresh = sorted.filter((one) => !one.outcome && !one.late);
+  const written = await insertNewFixes(
+    conn,
+    startGroupId,
+    fresh.map((one) => one.fix),
+  );
+  const late = sorted.filter((one) => one.late);
+  // Only when a key was skipped (a retry) or a fix is late: which of them are stored, and as sent?
+  const checked = written < fresh.length ? [...fresh, ...late] : late;
+  const stored = checked.length > 0 ? await storedFixes(conn, startGroupId, checked) : new Map<string, FixRow>();
+  for (const one of checked) {
+    const same = stored.get(`${one.fix.entryId}:${one.fix.t}`);
+    if (same) one.outcome = sameValues(same, one.fix) ? "DUPLICATE" : "CONFLICT";
+    else one.outcome = one.late;
+  }
+
+  const rejected = sorted.flatMap((one) =>
+    one.outcome && one.outcome !== "DUPLICATE" ? [{ entryId: one.sentEntryId, t: one.t, reason: one.outcome }] : [],
+  );
+  // When the fresh fixes were checked, those found as sent include the ones just written.
+  const foundAsSent = sorted.filter((one) => one.outcome === "DUPLICATE").length;
+  const counts: FixCounts = { accepted: written, duplicates: foundAsSent - (checked === late ? 0 : written), rejected };
+  for (const boat of batch.boats) {
+    const entry = entries.get(boat.entryId.toLowerCase());
+    if (entry && boat.t.length > 0) await recordDevice(conn, entry.id, boat);
+  }
   return counts;
 }
 
-/** Why the fix is not written: a reason, DUPLICATE (stored as sent), or null (write it). */
-function rejection(
-  fix: NewFix,
-  entryId: number | undefined,
-  boat: BoatFixesInput,
-  k: number,
-  stored: Map<string, FixRow>,
-  context: FixContext,
-  finishes: Map<number, number>,
-): FixRejection | "DUPLICATE" | null {
-  if (entryId === undefined) return "UNKNOWN_ENTRY";
-  if (!inRange(fix.lat, fix.lon, boat.sogKn[k] ?? NaN, boat.cogDeg[k] ?? NaN)) return "OUT_OF_RANGE";
-  // Before the time rules: a retry of a batch stored long ago is still a duplicate.
-  const same = stored.get(`${entryId}:${fix.t}`);
-  if (same) return sameValues(same, fix) ? "DUPLICATE" : "CONFLICT";
-  return timeRejection(fix.t, context, finishes.get(entryId) ?? null);
-}
-
-/** The stored fixes a batch may repeat, keyed "entry:t". */
-async function storedFixes(
-  conn: Connection,
-  startGroupId: number,
-  boats: ReadonlyArray<{ boat: BoatFixesInput; entryId: number }>,
-): Promise<Map<string, FixRow>> {
-  const ranges = boats.map(({ boat, entryId }) => ({ entryId, fromMs: Number(boat.t[0]!), toMs: Number(boat.t[boat.t.length - 1]!) }));
-  const rows = await fixesInRanges(conn, startGroupId, ranges);
+/** The stored fixes the checked ones may repeat, keyed "entry:t": one primary-key range per boat. */
+async function storedFixes(conn: Connection, startGroupId: number, checked: readonly Sorted[]): Promise<Map<string, FixRow>> {
+  const ranges = new Map<number, FixRange>();
+  for (const { fix } of checked) {
+    const range = ranges.get(fix.entryId);
+    if (range) {
+      range.fromMs = Math.min(range.fromMs, fix.t);
+      range.toMs = Math.max(range.toMs, fix.t);
+    } else ranges.set(fix.entryId, { entryId: fix.entryId, fromMs: fix.t, toMs: fix.t });
+  }
+  const rows = await fixesInRanges(conn, startGroupId, [...ranges.values()]);
   return new Map(rows.map((row) => [`${row.entryId}:${row.t}`, row]));
 }
 

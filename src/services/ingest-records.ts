@@ -37,7 +37,7 @@ import {
   type StartGroupChange,
 } from "../store/ingest.js";
 import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
-import { anyTime, invalid, readingTime, startGroupOf, writableEventForUpdate, writableRace } from "./ingest-access.js";
+import { anyTime, invalid, readingTime, startGroupOf, writableEventForUpdate, writableGroup, writableRace } from "./ingest-access.js";
 
 const MAX_ROWS = 1000;
 const MAX_STEPS = 50;
@@ -187,8 +187,7 @@ function checkRankedRows<Row extends { rank?: number }>(rows: readonly Row[], nu
 }
 
 async function groupOfRace(conn: Connection, caller: Caller, request: { raceId: string; startGroupId: string }): Promise<IngestStartGroup> {
-  const race = await writableRace(conn, caller, request.raceId);
-  return startGroupOf(conn, race, request.startGroupId, "share");
+  return (await writableGroup(conn, caller, request.raceId, request.startGroupId)).group;
 }
 
 /** Row ids of entries of the group, in the order given; an unknown, malformed or repeated id is INVALID_ARGUMENT naming it. */

@@ -175,7 +175,9 @@ export interface FixRange {
 
 /**
  * The stored fixes of each boat's range, in one statement: the batch's duplicate check,
- * one primary-key range per boat (test/store/fixes.test.ts). A prepared statement, and
+ * one primary-key range per boat (test/store/fixes.test.ts). A locking read, so it sees
+ * what a concurrent batch committed since this transaction's first read, the keys an
+ * INSERT IGNORE of this one skipped. A prepared statement, and
  * not for speed: the binary protocol carries a DOUBLE's exact bits, while MariaDB's text
  * protocol rounds some to 16 digits (93.31733925378097 comes back ...096), which would
  * make a retried fix look like a conflict. Padded as paddedBoatList pads, to keep the
@@ -195,7 +197,8 @@ export async function fixesInRanges(db: Pool | Connection, startGroupId: number,
 
 export function fixesInRangesSql(boats: number): string {
   return `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
-  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`;
+  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})
+  LOCK IN SHARE MODE`;
 }
 
 /** Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs would cut. */

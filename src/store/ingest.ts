@@ -48,6 +48,28 @@ export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRa
   return row ? { id: row.id, uuid: row.uuid, isLive: Boolean(row.is_live), event: eventRecord(row) } : null;
 }
 
+/**
+ * The race by its UUID (lower case) with its event, and its start group `groupUuid`
+ * read with a shared lock as lockStartGroup reads it, in one statement: what a batch
+ * of fixes is checked against first. The lock also covers the race's and event's rows.
+ * `group` is null when the race has no such group.
+ */
+export async function findIngestRaceGroup(
+  conn: Connection,
+  raceUuid: string,
+  groupUuid: string,
+): Promise<{ race: IngestRace; group: IngestStartGroup | null } | null> {
+  const [[row]] = await conn.query<RowDataPacket[]>(
+    `SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS}, sg.id AS group_id, sg.uuid AS group_uuid, sg.state, sg.start_time, sg.finish_time
+     FROM races r JOIN events e ON e.id = r.event_id LEFT JOIN start_groups sg ON sg.race_id = r.id AND sg.uuid = ?
+     WHERE r.uuid = ? LOCK IN SHARE MODE`,
+    [groupUuid, raceUuid],
+  );
+  if (!row) return null;
+  const race = { id: row.id, uuid: row.uuid, isLive: Boolean(row.is_live), event: eventRecord(row) };
+  return { race, group: row.group_id === null ? null : groupRecord({ ...row, id: row.group_id, uuid: row.group_uuid }) };
+}
+
 /** The event by its UUID (lower case); `FOR UPDATE` so a delay change and its floor are one step. */
 export async function findIngestEventForUpdate(conn: Connection, eventUuid: string): Promise<IngestEvent | null> {
   const [[row]] = await conn.query<RowDataPacket[]>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.uuid = ? FOR UPDATE`, [eventUuid]);
@@ -70,7 +92,10 @@ export async function lockStartGroup(
     `SELECT id, uuid, state, start_time, finish_time FROM start_groups WHERE race_id = ? AND uuid = ? ${lock}`,
     [raceId, groupUuid],
   );
-  if (!row) return null;
+  return row ? groupRecord(row) : null;
+}
+
+function groupRecord(row: RowDataPacket): IngestStartGroup {
   return {
     id: row.id,
     uuid: row.uuid,
@@ -82,22 +107,39 @@ export async function lockStartGroup(
 
 /** Entry UUID (lower case) -> row id, for those of `entryUuids` that are entries of the group. */
 export async function groupEntryIds(db: Db, startGroupId: number, entryUuids: readonly string[]): Promise<Map<string, number>> {
-  if (entryUuids.length === 0) return new Map();
-  const [rows] = await db.query<RowDataPacket[]>(
-    `SELECT e.uuid, e.id FROM start_group_entries sge JOIN entries e ON e.id = sge.entry_id WHERE sge.start_group_id = ? AND e.uuid IN (?)`,
-    [startGroupId, entryUuids],
-  );
-  return new Map(rows.map((row) => [row.uuid as string, row.id as number]));
+  const entries = await groupEntries(db, startGroupId, entryUuids, false);
+  return new Map([...entries].map(([uuid, entry]) => [uuid, entry.id]));
 }
 
-/** Each listed entry's earliest phone finish in the group, whenever it lies. */
-export async function earliestFinishes(db: Db, startGroupId: number, entryIds: readonly number[]): Promise<Map<number, number>> {
-  if (entryIds.length === 0) return new Map();
+/** An entry of a start group as a batch of fixes is checked against. */
+export interface GroupEntry {
+  id: number;
+  /** Its earliest phone finish in the group, whenever it lies (epoch ms); null if none. */
+  finishMs: number | null;
+}
+
+/** Entry UUID (lower case) -> the entry, for those of `entryUuids` that are entries of the group, with their finishes if asked. */
+export async function groupEntries(
+  db: Db,
+  startGroupId: number,
+  entryUuids: readonly string[],
+  withFinishes = true,
+): Promise<Map<string, GroupEntry>> {
+  if (entryUuids.length === 0) return new Map();
+  const finish = withFinishes
+    ? "(SELECT MIN(pf.finish_time) FROM phone_finishes pf WHERE pf.start_group_id = sge.start_group_id AND pf.entry_id = e.id)"
+    : "NULL";
   const [rows] = await db.query<RowDataPacket[]>(
-    "SELECT entry_id, MIN(finish_time) AS finish_time FROM phone_finishes WHERE start_group_id = ? AND entry_id IN (?) GROUP BY entry_id",
-    [startGroupId, entryIds],
+    `SELECT e.uuid, e.id, ${finish} AS finish_time FROM start_group_entries sge JOIN entries e ON e.id = sge.entry_id
+     WHERE sge.start_group_id = ? AND e.uuid IN (?)`,
+    [startGroupId, entryUuids],
   );
-  return new Map(rows.map((row) => [row.entry_id as number, (row.finish_time as Date).getTime()]));
+  return new Map(
+    rows.map((row) => [
+      row.uuid as string,
+      { id: row.id as number, finishMs: row.finish_time ? (row.finish_time as Date).getTime() : null },
+    ]),
+  );
 }
 
 /** Private device data of an entry: what is sent replaces what was stored; unsent fields stay. */

@@ -3,6 +3,7 @@
 // hostile batches (refused whole, nothing written), idempotency, who may write
 // what, the ingest bucket, and a property test against a model of the table.
 
+import diagnostics from "node:diagnostics_channel";
 import type { RowDataPacket } from "mysql2/promise";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +43,41 @@ async function storedFixes(group: string, entry: string): Promise<RowDataPacket[
     [group, entry],
   );
   return rows;
+}
+
+/** The SQL this test file's database was sent while `work` ran (the service runs in this process). */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const database = new URL(db.url).pathname.slice(1);
+  const sent: string[] = [];
+  const record = (message: unknown) => {
+    const { query, database: to } = message as { query: string; database: string };
+    if (to === database) sent.push(query);
+  };
+  diagnostics.subscribe("tracing:mysql2:query:start", record);
+  diagnostics.subscribe("tracing:mysql2:execute:start", record);
+  try {
+    await work();
+  } finally {
+    diagnostics.unsubscribe("tracing:mysql2:query:start", record);
+    diagnostics.unsubscribe("tracing:mysql2:execute:start", record);
+  }
+  return sent;
+}
+
+/** What a statement of a batch is for; the guard's own read of the client (kept for 5 s) is left out. */
+function statementKind(sql: string): string[] {
+  if (/FROM api_clients/.test(sql)) return [];
+  return [batchStatement(sql)];
+}
+
+function batchStatement(sql: string): string {
+  if (/^START TRANSACTION/i.test(sql)) return "begin";
+  if (/^COMMIT/i.test(sql)) return "commit";
+  if (/FROM races r .*LEFT JOIN start_groups/s.test(sql)) return "race and group";
+  if (/FROM start_group_entries/.test(sql)) return "entries";
+  if (/^INSERT IGNORE INTO fixes/.test(sql)) return "insert fixes";
+  if (/FROM fixes/.test(sql)) return "stored fixes";
+  return sql;
 }
 
 const reasons = (answer: { rejected: Array<{ reason: FixRejectionReason }> }) => answer.rejected.map((r) => FixRejectionReason[r.reason]);
@@ -105,6 +141,15 @@ describe("a batch", () => {
       reasons: ["CONFLICT"],
     });
     expect((await storedFixes(IDS.group, IDS.b)).find((r) => Number(r.t) === from)?.lat).toBe(50.7);
+  });
+
+  it("sends a new batch as five statements and reads the stored fixes only for a retry", async () => {
+    const from = now() - 80_000;
+    const boats = [boatFixes(IDS.a, from, 4), boatFixes(IDS.b, from, 4)];
+    const fresh = await statementsOf(() => append(boats));
+    expect(fresh.flatMap(statementKind)).toEqual(["begin", "race and group", "entries", "insert fixes", "commit"]);
+    const retried = await statementsOf(() => append(boats));
+    expect(retried.flatMap(statementKind)).toEqual(["begin", "race and group", "entries", "insert fixes", "stored fixes", "commit"]);
   });
 
   it("says 'not reported' for speed or course with NaN or an empty array, which the track page shows as null", async () => {
