@@ -64,7 +64,6 @@ import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { RowDataPacket } from "mysql2/promise";
 import type { Scenario } from "../src/domain/scenario.js";
@@ -85,7 +84,7 @@ const ROLE_VARIABLE = "LOAD_ROLE";
 const WINDOW_SECONDS = Number(process.env.WINDOW_SECONDS ?? 20);
 const [SMALL, LARGE] = (process.env.CLIENTS ?? "200,2000").split(",").map(Number) as [number, number];
 const TRACK_EVERY_S = Number(process.env.TRACK_EVERY_S ?? 300);
-/** `race-api serve`'s default: two lines per request, written to a file per instance. */
+/** `race-api serve`'s default: a line per request, written to a file per instance. */
 const LOG_LEVEL = process.env.LOG_LEVEL ?? "info";
 /** Connections open in these first seconds of a phase; its window starts after them. */
 const RAMP_SECONDS = 3;
@@ -1062,21 +1061,44 @@ class Overlay {
   }
 }
 
-const inflate: Record<string, (buffer: Buffer) => Promise<Buffer>> = { br: promisify(zlib.brotliDecompress), gzip: promisify(zlib.gunzip) };
-
 async function pageInfo(answer: Answer): Promise<PageInfo> {
-  const encoding = String(answer.headers["content-encoding"] ?? "identity");
-  const body = inflate[encoding] ? await inflate[encoding](answer.body!) : answer.body!;
-  // Only the fields before the boats: a browser would parse the whole page, but here 2,000 overlays share the
-  // server's two cores, and parsing megabytes of track took a third of this process's CPU.
-  const boatsAt = body.indexOf(',"boats":');
-  const head = boatsAt < 0 ? body.toString("utf8") : `${body.toString("utf8", 0, boatsAt)}}`;
+  const head = await pageHead(answer.body!, String(answer.headers["content-encoding"] ?? "identity"));
   const page = JSON.parse(head) as { until: string; nextSince?: string | null };
   return {
     nextSince: page.nextSince ?? null,
     untilMs: Date.parse(page.until),
     dataAsOfMs: Date.parse(String(answer.headers["x-data-as-of"])),
   };
+}
+
+/**
+ * A track page's fields before its boats, as JSON, decompressing only as far as they
+ * reach. A browser would read the whole page, but here 2,000 overlays share the
+ * server's two cores: inflating and parsing megabytes of track took a third of this
+ * process's CPU.
+ */
+function pageHead(body: Buffer, encoding: string): Promise<string> {
+  const inflater = encoding === "br" ? zlib.createBrotliDecompress() : encoding === "gzip" ? zlib.createGunzip() : null;
+  const headOf = (text: string) => {
+    const boatsAt = text.indexOf(',"boats":');
+    return boatsAt < 0 ? null : `${text.slice(0, boatsAt)}}`;
+  };
+  if (!inflater) return Promise.resolve(headOf(body.toString("utf8")) ?? body.toString("utf8"));
+  return new Promise((resolve, reject) => {
+    let text = "";
+    inflater.setEncoding("utf8");
+    inflater.on("data", (chunk: string) => {
+      text += chunk;
+      const head = headOf(text);
+      if (head !== null) {
+        inflater.destroy();
+        resolve(head);
+      }
+    });
+    inflater.on("end", () => resolve(text));
+    inflater.on("error", reject);
+    inflater.end(body);
+  });
 }
 
 function get(

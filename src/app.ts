@@ -20,6 +20,7 @@ import { TRACE_ID_HEADER } from "./errors/api-error.js";
 import { clientErrorHandler, hostRequired, keepUndecodableSegments } from "./gateway/unroutable-requests.js";
 import type { Runtime } from "./runtime.js";
 import { callContext, traceIdFrom } from "./services/context.js";
+import { RequestLog } from "./telemetry/request-log.js";
 import { connectRoutes, READ_OPTIONS } from "./services/routes.js";
 import { recordRestResponse, rpcMetrics } from "./telemetry/request-metrics.js";
 
@@ -33,6 +34,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   // that does not: Fastify's default of 100 characters would answer API_ROUTE_NOT_FOUND.
   const app = Fastify({
     loggerInstance: runtime.logger as FastifyBaseLogger,
+    logController: new RequestLog(),
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // fast-json-stringify writes a long array item by item, three times slower than
     // JSON.stringify for a track page's number arrays; its own switch hands arrays
