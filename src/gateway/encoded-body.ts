@@ -70,14 +70,24 @@ export class EncodedBody {
   }
 }
 
-const encodedBodies = new WeakMap<object, EncodedBody>();
+const encodedBodies = new WeakMap<object, Map<string, EncodedBody>>();
 
-/** The bytes of `message`, serialised by `serialize` the first time they are asked for (and again if a large body's are let go). */
-export function encodedBody(message: object, serialize: () => string): EncodedBody {
-  let encoded = encodedBodies.get(message);
+/**
+ * The bytes of `message`, serialised by `serialize` the first time they are asked for
+ * (and again if a large body's are let go). `variant` names a spelling of the request
+ * that the answer echoes (a track page's `since`): each is bytes of its own, and an
+ * instant has only so many spellings (fraction digits, `T`/`t`, `Z`/`z`/`+00:00`).
+ */
+export function encodedBody(message: object, serialize: () => string, variant = ""): EncodedBody {
+  let variants = encodedBodies.get(message);
+  if (!variants) {
+    variants = new Map();
+    encodedBodies.set(message, variants);
+  }
+  let encoded = variants.get(variant);
   if (!encoded) {
     encoded = new EncodedBody(Buffer.from(serialize()), serialize);
-    encodedBodies.set(message, encoded);
+    variants.set(variant, encoded);
   }
   return encoded;
 }

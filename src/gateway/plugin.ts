@@ -178,11 +178,15 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
   try {
     const message = await route.call(deps.services, request, context);
     // The route's 200 schema writes the bytes (fast-json-stringify): the same schema the OpenAPI document publishes.
-    // A request spelt its own way gets bytes of its own; everyone else shares the message's.
+    // A request spelt its own way gets bytes of its own, kept with the message's for the next one spelt so.
     const echoed = route.echo(request, message);
     // The route's function, not the reply: a kept body may serialise again long after this request.
     const serialize = reply.getSerializationFunction("200", "application/json")!;
-    const encoded = encodedBody(echoed ? {} : message, () => serialize({ ...(route.json(message) as Record<string, unknown>), ...echoed }));
+    const encoded = encodedBody(
+      message,
+      () => serialize({ ...(route.json(message) as Record<string, unknown>), ...echoed }),
+      echoed ? JSON.stringify(echoed) : "",
+    );
     // The reply is a thenable: awaiting it settles the handler's promise only once the answer is out, even when an onSend hook (CORS) lets it go later.
     return await sendEncoded(request, reply, encoded, context.responseHeader.record);
   } catch (error) {

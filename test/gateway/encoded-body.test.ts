@@ -1,6 +1,7 @@
 // An answer's bytes made once: the ETag of each representation, compression that
-// round-trips, and a large body's uncompressed bytes let go once it is compressed and
-// made again, the same, for a client that takes no compression.
+// round-trips, a large body's uncompressed bytes let go once it is compressed and made
+// again, the same, for a client that takes no compression, and one set of bytes per
+// spelling of an echoed request.
 
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -46,6 +47,18 @@ describe("an encoded body", () => {
     // The compressed forms stay: asked again, they are the same objects, not made anew.
     expect(encoded.representation("br")).toBe(br);
     expect(encodedBody(message, serialize)).toBe(encoded);
+  });
+
+  it("keeps each spelling of an echoed request as bytes of its own, serialised once", () => {
+    const message = {};
+    const plain = counted(2000);
+    const spelt = counted(2000);
+    const shared = encodedBody(message, plain.serialize);
+    const echoed = encodedBody(message, spelt.serialize, '{"since":"2026-07-04T13:00:00.000Z"}');
+    expect(echoed).not.toBe(shared);
+    expect(encodedBody(message, spelt.serialize, '{"since":"2026-07-04T13:00:00.000Z"}')).toBe(echoed);
+    expect(encodedBody(message, plain.serialize)).toBe(shared);
+    expect([plain.counter.calls, spelt.counter.calls]).toEqual([1, 1]);
   });
 
   it("is sent compressed only from 1 KiB, in the client's preferred encoding", () => {
