@@ -682,7 +682,7 @@ class Instance {
     for (const variable of ["INSIGHTS_MODEL_URL", "INSIGHTS_MODEL", "INSIGHTS_MODEL_API_KEY", "DATABASE_READ_URL", "TRUST_PROXY"])
       delete env[variable];
     // PROFILE=DIR: a V8 CPU profile of each instance there, written when it stops.
-    const profile = process.env.PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE}`] : [];
+    const profile = process.env.PROFILE ? ["--cpu-prof", "--cpu-prof-interval=4000", `--cpu-prof-dir=${process.env.PROFILE}`] : [];
     const execArgv = ["--import", "tsx", ...profile];
     const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv, stdio: ["ignore", log, log, "ipc"] });
     closeSync(log);

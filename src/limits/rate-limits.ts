@@ -118,6 +118,9 @@ async function connect(url: string, timeoutMs: number, onRedisError: (error: unk
     // An increment in flight when the connection dropped was already counted in memory.
     autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs,
+    // Every count made in one turn of the event loop goes out in one write: under load one
+    // write a request was a sizeable part of a request's cost (commandTimeout still holds per command).
+    enableAutoPipelining: true,
     connectTimeout: Math.max(timeoutMs, 2000),
     lazyConnect: true,
   });
