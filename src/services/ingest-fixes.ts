@@ -86,7 +86,7 @@ interface Sorted {
 
 /**
  * Writes first and looks at the stored fixes only when it must: a batch is new far
- * more often than it is a retry, so the common batch is two statements (entries, insert).
+ * more often than it is a retry, so a new batch sends two statements here (entries, insert).
  * INSERT IGNORE writes no key that is stored; the stored rows then tell a skipped fix's
  * duplicate from its conflict, and a late fix that is stored is a duplicate, not late.
  */
@@ -120,7 +120,8 @@ async function sortAndWrite(conn: Connection, startGroupId: number, batch: FixBa
   );
   const late = sorted.filter((one) => one.late);
   // Only when a key was skipped (a retry) or a fix is late: which of them are stored, and as sent?
-  const checked = written < fresh.length ? [...fresh, ...late] : late;
+  const keySkipped = written < fresh.length;
+  const checked = keySkipped ? [...fresh, ...late] : late;
   const stored = checked.length > 0 ? await storedFixes(conn, startGroupId, checked) : new Map<string, FixRow>();
   for (const one of checked) {
     const same = stored.get(`${one.fix.entryId}:${one.fix.t}`);
@@ -133,7 +134,7 @@ async function sortAndWrite(conn: Connection, startGroupId: number, batch: FixBa
   );
   // When the fresh fixes were checked, those found as sent include the ones just written.
   const foundAsSent = sorted.filter((one) => one.outcome === "DUPLICATE").length;
-  const counts: FixCounts = { accepted: written, duplicates: foundAsSent - (checked === late ? 0 : written), rejected };
+  const counts: FixCounts = { accepted: written, duplicates: foundAsSent - (keySkipped ? written : 0), rejected };
   for (const boat of batch.boats) {
     const entry = entries.get(boat.entryId.toLowerCase());
     if (entry && boat.t.length > 0) await recordDevice(conn, entry.id, boat);
