@@ -143,6 +143,29 @@ describe("a batch", () => {
     expect((await storedFixes(IDS.group, IDS.b)).find((r) => Number(r.t) === from)?.lat).toBe(50.7);
   });
 
+  it("counts a stored fix re-sent after it became late as a duplicate, or a conflict, not as late", async () => {
+    // Stored 200 s ago, as a batch then would have stored it: now older than the settled edge (110 s at delay 0).
+    const old = now() - 200_000;
+    const sent = boatFixes(IDS.a, old, 3);
+    const [[ids]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT g.id AS g, e.id AS e FROM start_groups g, entries e WHERE g.uuid = ? AND e.uuid = ?",
+      [IDS.group, IDS.a],
+    );
+    await db.pool.query(
+      "INSERT INTO fixes (start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg) VALUES (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?)",
+      [...[ids!.g, ids!.e, old, sent.lat[0], sent.lon[0], 5.5, 10], ...[ids!.g, ids!.e, old + 1000, sent.lat[1], sent.lon[1], 5.5, 10]],
+    );
+    // The first as stored, the second moved, the third never stored; and a fresh fix beside them.
+    const resent = { ...sent, lat: [sent.lat[0]!, 10, sent.lat[2]!] };
+    const answer = await append([resent, boatFixes(IDS.b, now() - 70_000, 1)]);
+    expect({ accepted: answer.accepted, duplicates: answer.duplicates, reasons: reasons(answer) }).toEqual({
+      accepted: 1,
+      duplicates: 1,
+      reasons: ["CONFLICT", "WINDOW_SETTLED"],
+    });
+    expect(answer.rejected.map((r) => Number(r.t))).toEqual([old + 1000, old + 2000]);
+  });
+
   it("sends a new batch as five statements and reads the stored fixes only for a retry", async () => {
     const from = now() - 80_000;
     const boats = [boatFixes(IDS.a, from, 4), boatFixes(IDS.b, from, 4)];
