@@ -21,7 +21,6 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { RowDataPacket } from "mysql2/promise";
-import { loadConfig } from "../src/config.js";
 import { pino } from "pino";
 import { createRuntime, servingPoolOptions } from "../src/runtime.js";
 import { importScenario } from "../src/scenario/import.js";
@@ -32,6 +31,7 @@ import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
 import { startBareRoute } from "./bare-route.js";
+import { inProcessConfig } from "./in-process-config.js";
 import { fetchToken } from "./token.js";
 
 const run = promisify(execFile);
@@ -61,20 +61,7 @@ await importScenario(adminPool, sliceScenario(race, null, now));
 const raceId = race.events[0]!.races[0]!.id;
 const group = race.events[0]!.races[0]!.startGroups[0]!;
 
-const config = {
-  ...loadConfig({}),
-  host: "127.0.0.1",
-  port: 0,
-  grpcPort: 0,
-  metricsPort: 0,
-  publicBaseUrl: "http://127.0.0.1",
-  trustProxy: [],
-  redisUrl: undefined,
-  insightsModel: undefined,
-  databasePoolSize: 10,
-  databaseStatementTimeoutMs: 5000,
-  databaseQueueLimit: 1000,
-};
+const config = inProcessConfig();
 const pool = createPool(url, servingPoolOptions(config));
 const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
 const api = await startServer(config, runtime);

@@ -24,7 +24,6 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { RowDataPacket } from "mysql2/promise";
 import { pino } from "pino";
-import { loadConfig } from "../src/config.js";
 import { createRuntime, servingPoolOptions } from "../src/runtime.js";
 import { importScenario } from "../src/scenario/import.js";
 import { startServer } from "../src/server.js";
@@ -33,6 +32,7 @@ import { createDatabase, dropDatabase } from "../src/store/database.js";
 import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
+import { inProcessConfig } from "./in-process-config.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { fetchToken } from "./token.js";
 
@@ -121,22 +121,8 @@ async function benchOn(url: string, gc: () => void): Promise<void> {
   await importScenario(adminPool, sliceScenario(race, null, now));
   const raceId = race.events[0]!.races[0]!.id;
 
-  const config = {
-    ...loadConfig({}),
-    host: "127.0.0.1",
-    port: 0,
-    grpcPort: 0,
-    metricsPort: 0,
-    publicBaseUrl: "http://127.0.0.1",
-    trustProxy: [],
-    redisUrl: undefined,
-    insightsModel: undefined,
-    databasePoolSize: 10,
-    databaseStatementTimeoutMs: 5000,
-    databaseQueueLimit: 1000,
-    // The default (10) would refuse all but 10 of one client's streams.
-    streamsPerClient: STREAMS_PER_CLIENT,
-  };
+  // The default (10 streams per client) would refuse all but 10 of one client's streams.
+  const config = inProcessConfig({ streamsPerClient: STREAMS_PER_CLIENT });
   const pool = createPool(url, servingPoolOptions(config));
   // The API's own SELECTs, counted in the client: Com_select is the whole database
   // server's, and other work (tests) may share it.

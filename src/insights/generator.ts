@@ -120,13 +120,7 @@ export class InsightsGenerator {
   /** Texts for the facts an answer would show: model lines when the model gives acceptable ones, template lines otherwise. */
   private async phrase(race: RaceRecord, lang: Lang, asOf: number, nowMs: number): Promise<void> {
     const { pool, phraser } = this.deps;
-    const facts = await factsBetween(pool, race.id, asOf - SHOWN_MS, asOf, MAX_INSIGHTS);
-    const existing = await textsFor(
-      pool,
-      race.id,
-      lang,
-      facts.map((fact) => fact.id),
-    );
+    const { facts, texts: existing } = await this.shown(race, lang, asOf);
     const unphrasedByModel = facts.filter((fact) => existing.get(fact.id)?.source !== "model");
     const modelLines = phraser && unphrasedByModel.length > 0 ? await phraser.phrase(unphrasedByModel, lang) : new Map<string, string>();
     const texts = new Map<string, PhrasedText>();
@@ -149,13 +143,7 @@ export class InsightsGenerator {
     const state = await generationState(pool, race.id);
     if (state.generatedAtMs === null || state.dataAsOfMs === null) return null;
     const asOf = Math.min(state.dataAsOfMs, dataAsOf(nowMs, race.event.delaySeconds));
-    const facts = await factsBetween(pool, race.id, asOf - SHOWN_MS, asOf, MAX_INSIGHTS);
-    const texts = await textsFor(
-      pool,
-      race.id,
-      lang,
-      facts.map((fact) => fact.id),
-    );
+    const { facts, texts } = await this.shown(race, lang, asOf);
     return {
       generatedAtMs: state.generatedAtMs,
       dataAsOfMs: asOf,
@@ -164,6 +152,20 @@ export class InsightsGenerator {
         fact,
         text: texts.get(fact.id) ?? { text: templateText(fact, lang), source: "template" as const },
       })),
+    };
+  }
+
+  /** The facts an answer as of `asOf` shows (the last 15 minutes, at most 30), with their stored texts in `lang`. */
+  private async shown(race: RaceRecord, lang: Lang, asOf: number): Promise<{ facts: Fact[]; texts: Map<string, PhrasedText> }> {
+    const facts = await factsBetween(this.deps.pool, race.id, asOf - SHOWN_MS, asOf, MAX_INSIGHTS);
+    return {
+      facts,
+      texts: await textsFor(
+        this.deps.pool,
+        race.id,
+        lang,
+        facts.map((fact) => fact.id),
+      ),
     };
   }
 }

@@ -30,15 +30,7 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
       const boats = new Map<string, BoatRef>(
         own.map((member) => [member.uuid, { entryId: member.uuid, sailNumber: member.sailNumber, boatName: member.boatName }]),
       );
-      const tracks = new Map<string, { t: number[]; lat: number[]; lon: number[] }>();
-      for (const fix of await fixesInWindow(db, group.id, [...uuidOf.keys()], fromMs - TRACK_LOOKBACK_MS, toMs + 1)) {
-        const uuid = uuidOf.get(fix.entryId)!;
-        let track = tracks.get(uuid);
-        if (!track) tracks.set(uuid, (track = { t: [], lat: [], lon: [] }));
-        track.t.push(fix.t);
-        track.lat.push(fix.lat);
-        track.lon.push(fix.lon);
-      }
+      const tracks = await positionTracks(db, group.id, uuidOf, fromMs - TRACK_LOOKBACK_MS, toMs);
       return {
         raceId: race.uuid,
         startGroupId: group.uuid,
@@ -158,16 +150,33 @@ export async function boatTracks(
   entryUuids: readonly string[],
   fromMs: number,
   toMs: number,
-): Promise<Map<string, { t: number[]; lat: number[]; lon: number[] }>> {
+): Promise<Map<string, PositionTrack>> {
   const group = race.startGroups.find((g) => g.uuid === startGroupUuid);
-  const tracks = new Map<string, { t: number[]; lat: number[]; lon: number[] }>();
-  if (!group || entryUuids.length === 0) return tracks;
+  if (!group || entryUuids.length === 0) return new Map();
   const wanted = new Set(entryUuids);
   const uuidOf = new Map(
     (await groupBoats(db, [group.id])).filter((member) => wanted.has(member.uuid)).map((member) => [member.entryId, member.uuid]),
   );
+  return positionTracks(db, group.id, uuidOf, fromMs, toMs);
+}
+
+interface PositionTrack {
+  t: number[];
+  lat: number[];
+  lon: number[];
+}
+
+/** The fixes in [fromMs, toMs] of the boats `uuidOf` names (row id -> UUID), as position tracks by UUID. */
+async function positionTracks(
+  db: Db,
+  startGroupId: number,
+  uuidOf: ReadonlyMap<number, string>,
+  fromMs: number,
+  toMs: number,
+): Promise<Map<string, PositionTrack>> {
+  const tracks = new Map<string, PositionTrack>();
   if (uuidOf.size === 0) return tracks;
-  for (const fix of await fixesInWindow(db, group.id, [...uuidOf.keys()], fromMs, toMs + 1)) {
+  for (const fix of await fixesInWindow(db, startGroupId, [...uuidOf.keys()], fromMs, toMs + 1)) {
     const uuid = uuidOf.get(fix.entryId)!;
     let track = tracks.get(uuid);
     if (!track) tracks.set(uuid, (track = { t: [], lat: [], lon: [] }));

@@ -20,30 +20,19 @@ import {
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../../gen/google/rpc/status_pb.js";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
-import { importScenario } from "../../../src/scenario/import.js";
-import { bearer, connectCall, connectError, startApi, tokenFor, type Api } from "../../support/api.js";
-import { useFreshDatabase } from "../../support/database.js";
+import { bearer, connectCall, connectError, tokenFor, useApi } from "../../support/api.js";
 import { grpcClient, unary } from "../../support/grpc.js";
 import { boatFixes, INGEST_IDS as IDS, ingestScenario } from "../../support/ingest-scenarios.js";
 import { snapshot } from "../../support/snapshot.js";
 
-const db = useFreshDatabase();
-let api: Api;
-let token: string;
-
-beforeAll(async () => {
-  await importScenario(db.pool, ingestScenario());
-  api = await startApi(db);
-  token = await tokenFor(api.url, "writer");
-});
-afterAll(() => api?.close());
+const api = useApi({ scenario: ingestScenario, client: "writer" });
 
 const now = () => Math.floor(Date.now() / 1000) * 1000;
 const APPEND = "racing.v1.IngestService/AppendFixes";
 
 function metadata(): grpc.Metadata {
   const m = new grpc.Metadata();
-  m.set("authorization", `Bearer ${token}`);
+  m.set("authorization", `Bearer ${api.token}`);
   return m;
 }
 
@@ -82,10 +71,10 @@ describe("Connect JSON over HTTP/1.1", () => {
       startGroupId: IDS.group,
       boats: [{ entryId: IDS.a, t: [t, t + 1000], lat: [50.71, 50.7101], lon: [-1.31, -1.3101], sogKn: [6.2, "NaN"], cogDeg: [45, 46] }],
     };
-    const response = await connectCall(api.url, APPEND, body, bearer(token));
+    const response = await connectCall(api.url, APPEND, body, bearer(api.token));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ accepted: 2 });
-    const again = await connectCall(api.url, APPEND, body, bearer(token));
+    const again = await connectCall(api.url, APPEND, body, bearer(api.token));
     expect(await again.json()).toEqual({ duplicates: 2 });
   });
 
@@ -95,7 +84,7 @@ describe("Connect JSON over HTTP/1.1", () => {
       api.url,
       APPEND,
       { raceId: IDS.race, startGroupId: IDS.group, boats: [{ entryId: IDS.a, t: [t], lat: [50.7], lon: [-1.3] }] },
-      bearer(token),
+      bearer(api.token),
     );
     expect(await response.json()).toEqual({ rejected: [{ entryId: IDS.a, t: String(t), reason: "FIX_REJECTION_REASON_IN_FUTURE" }] });
   });
@@ -109,11 +98,11 @@ describe("Connect JSON over HTTP/1.1", () => {
     ["an unknown field", { raceId: IDS.race, startGroupId: IDS.group, fixes: [] }],
     ["not an object", [1, 2, 3]],
   ])("refuses %s as INVALID_ARGUMENT, writing nothing", async (_, body) => {
-    const before = await snapshot(db.pool);
-    const response = await connectCall(api.url, APPEND, body, bearer(token));
+    const before = await snapshot(api.db.pool);
+    const response = await connectCall(api.url, APPEND, body, bearer(api.token));
     expect(response.status).toBe(400);
     expect((await response.json()) as { code: string }).toMatchObject({ code: "invalid_argument" });
-    expect(await snapshot(db.pool)).toEqual(before);
+    expect(await snapshot(api.db.pool)).toEqual(before);
   });
 
   it("refuses a message over 8 MiB as RESOURCE_EXHAUSTED without reading it", async () => {
@@ -122,20 +111,20 @@ describe("Connect JSON over HTTP/1.1", () => {
       startGroupId: IDS.group,
       boats: [{ entryId: IDS.a, t: [], lat: [], lon: [], deviceId: "x".repeat(9 * 1024 * 1024) }],
     };
-    const response = await connectCall(api.url, APPEND, huge, bearer(token));
+    const response = await connectCall(api.url, APPEND, huge, bearer(api.token));
     expect(response.status).toBe(429);
     expect(await response.json()).toMatchObject({ code: "resource_exhausted" });
   });
 
   it.each(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"])("answers %s with a client error, never a 5xx, writing nothing", async (method) => {
-    const before = await snapshot(db.pool);
+    const before = await snapshot(api.db.pool);
     const response = await fetch(`${api.url}/${APPEND}?message=${encodeURIComponent("{}")}&encoding=json`, {
       method,
-      headers: bearer(token),
+      headers: bearer(api.token),
     });
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
-    expect(await snapshot(db.pool)).toEqual(before);
+    expect(await snapshot(api.db.pool)).toEqual(before);
   });
 
   it("answers the guard's errors with ErrorInfo, like every other RPC", async () => {
@@ -198,7 +187,7 @@ describe("gRPC (h2c) with a real client", () => {
     const error = (await streamFixes(client, [good, bad, after]).catch((e: unknown) => e)) as grpc.ServiceError;
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(errorInfo(error)).toMatchObject({ reason: "API_PARAM_INVALID", metadata: { name: "messages[1].boats[0].lat" } });
-    const [rows] = await db.pool.query<Array<{ t: number } & import("mysql2").RowDataPacket>>(
+    const [rows] = await api.db.pool.query<Array<{ t: number } & import("mysql2").RowDataPacket>>(
       "SELECT f.t FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? AND f.t BETWEEN ? AND ? ORDER BY f.t",
       [IDS.b, t, t + 20_000],
     );
@@ -252,14 +241,14 @@ describe("gRPC (h2c) with a real client", () => {
     call.write(message(0));
     // Until the first message is committed.
     for (let tries = 0; tries < 100; tries++) {
-      const [[row]] = await db.pool.query<import("mysql2").RowDataPacket[]>(
+      const [[row]] = await api.db.pool.query<import("mysql2").RowDataPacket[]>(
         "SELECT 1 FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? AND f.t = ?",
         [IDS.otherEntry, t],
       );
       if (row) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await db.pool.query("UPDATE api_clients SET disabled = TRUE WHERE client_id = 'otherWriter'");
+    await api.db.pool.query("UPDATE api_clients SET disabled = TRUE WHERE client_id = 'otherWriter'");
     try {
       await new Promise((resolve) => setTimeout(resolve, 5500));
       call.write(message(1));
@@ -267,14 +256,14 @@ describe("gRPC (h2c) with a real client", () => {
       const error = await result!;
       expect(error?.code).toBe(grpc.status.UNAUTHENTICATED);
       expect(errorInfo(error!)).toMatchObject({ reason: "API_CLIENT_DISABLED" });
-      const [rows] = await db.pool.query<Array<{ t: number } & import("mysql2").RowDataPacket>>(
+      const [rows] = await api.db.pool.query<Array<{ t: number } & import("mysql2").RowDataPacket>>(
         "SELECT f.t FROM fixes f JOIN entries e ON e.id = f.entry_id WHERE e.uuid = ? AND f.t BETWEEN ? AND ? ORDER BY f.t",
         [IDS.otherEntry, t, t + 5000],
       );
       // The message before the disable is committed; the one after is not.
       expect(rows.map((r) => Number(r.t))).toEqual([t]);
     } finally {
-      await db.pool.query("UPDATE api_clients SET disabled = FALSE WHERE client_id = 'otherWriter'");
+      await api.db.pool.query("UPDATE api_clients SET disabled = FALSE WHERE client_id = 'otherWriter'");
     }
   });
 
@@ -290,7 +279,7 @@ describe("gRPC (h2c) with a real client", () => {
 
 describe("the other transports", () => {
   it("serves Connect over HTTP/2 on the gRPC port and gRPC-Web over HTTP/1.1", async () => {
-    const headers = bearer(token);
+    const headers = bearer(api.token);
     const http2 = createClient(IngestService, createConnectTransport({ baseUrl: api.grpcUrl, httpVersion: "2" }));
     const web = createClient(IngestService, createGrpcWebTransport({ baseUrl: api.url, httpVersion: "1.1" }));
     const t = now() - 90_000;
@@ -310,7 +299,7 @@ describe("the REST surface", () => {
     for (const path of [`/api/v1/races/${IDS.race}/fixes`, "/api/v1/ingest/fixes", "/api/v1/racing.v1.IngestService/AppendFixes"]) {
       const response = await fetch(`${api.url}${path}`, {
         method: "POST",
-        headers: { ...bearer(token), "content-type": "application/json" },
+        headers: { ...bearer(api.token), "content-type": "application/json" },
         body: "{}",
       });
       expect(response.status, path).toBe(404);
