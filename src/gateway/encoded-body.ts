@@ -73,10 +73,17 @@ export class EncodedBody {
 const encodedBodies = new WeakMap<object, Map<string, EncodedBody>>();
 
 /**
+ * Spellings of an echoed request kept per message besides its own: a client spells
+ * its `since` one way (a browser's toISOString() writes `.000Z`). Further spellings get
+ * bytes made for their request alone, so cycling through the dozens an instant has
+ * (fraction digits, `T`/`t`, `Z`/`+00:00`) cannot make a kept window hold dozens of copies.
+ */
+const KEPT_VARIANTS = 3;
+
+/**
  * The bytes of `message`, serialised by `serialize` the first time they are asked for
  * (and again if a large body's are let go). `variant` names a spelling of the request
- * that the answer echoes (a track page's `since`): each is bytes of its own, and an
- * instant has only so many spellings (fraction digits, `T`/`t`, `Z`/`z`/`+00:00`).
+ * that the answer echoes (a track page's `since`), "" for none: its bytes are its own.
  */
 export function encodedBody(message: object, serialize: () => string, variant = ""): EncodedBody {
   let variants = encodedBodies.get(message);
@@ -87,7 +94,8 @@ export function encodedBody(message: object, serialize: () => string, variant = 
   let encoded = variants.get(variant);
   if (!encoded) {
     encoded = new EncodedBody(Buffer.from(serialize()), serialize);
-    variants.set(variant, encoded);
+    const keptSpellings = variants.size - (variants.has("") ? 1 : 0);
+    if (variant === "" || keptSpellings < KEPT_VARIANTS) variants.set(variant, encoded);
   }
   return encoded;
 }

@@ -61,6 +61,20 @@ describe("an encoded body", () => {
     expect([plain.counter.calls, spelt.counter.calls]).toEqual([1, 1]);
   });
 
+  it("keeps three spellings of an echoed request at most: a fourth gets bytes of its own each time", () => {
+    const message = {};
+    const spellings = ["2026-07-04T13:00:00Z", "2026-07-04T13:00:00.000Z", "2026-07-04t13:00:00Z", "2026-07-04T13:00:00+00:00"];
+    const kept = spellings.slice(0, 3).map((since) => encodedBody(message, counted(2000).serialize, since));
+    for (const [i, since] of spellings.slice(0, 3).entries()) expect(encodedBody(message, counted(2000).serialize, since)).toBe(kept[i]);
+    const fourth = counted(2000);
+    const once = encodedBody(message, fourth.serialize, spellings[3]!);
+    expect(encodedBody(message, fourth.serialize, spellings[3]!)).not.toBe(once);
+    expect(fourth.counter.calls).toBe(2);
+    // The message's own bytes are kept whatever the spellings.
+    const own = encodedBody(message, counted(2000).serialize);
+    expect(encodedBody(message, counted(2000).serialize)).toBe(own);
+  });
+
   it("is sent compressed only from 1 KiB, in the client's preferred encoding", () => {
     expect(chooseEncoding("gzip, br", 1023)).toBe("identity");
     expect(chooseEncoding("gzip;q=1, br;q=0.5", 4096)).toBe("gzip");
