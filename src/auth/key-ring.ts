@@ -1,14 +1,18 @@
 // The signing keys as this instance sees them: the newest unretired key signs, every
 // unretired key verifies. The set is re-read at most every 5 seconds, so a key
-// created or retired on one instance is known to all within 5 s.
+// retired on one instance is refused by all within 5 s. A kid not in the set is looked
+// up again at once: another instance may have just created the key and signed with it.
 
 import { randomBytes } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import { activeKeys, insertKey } from "../store/signing-keys.js";
 import type { Pool } from "../store/pool.js";
 
 export const SIGNING_ALGORITHM = "ES256";
 const REFRESH_MS = 5000;
+/** An unknown kid reads the set again at most this often, so made-up kids cost at most one small read per interval. */
+const UNKNOWN_KID_REREAD_MS = 100;
 
 interface Key {
   kid: string;
@@ -21,6 +25,8 @@ interface Key {
 export class KeyRing {
   private keys: Key[] = [];
   private loadedAt = -Infinity;
+  /** When the last read of the set began: a key committed before then is in it. */
+  private readStartedAt = -Infinity;
   private loading: Promise<void> | null = null;
 
   constructor(private readonly pool: Pool) {}
@@ -45,6 +51,20 @@ export class KeyRing {
   async verificationKey(kid: string): Promise<CryptoKey | null> {
     // Every request with a known token asks: the fresh case awaits nothing.
     if (this.stale()) await this.reload();
+    const known = this.publicKey(kid);
+    if (known) return known;
+    // Unknown: read the set once more, begun after this token arrived (and shared by
+    // every token waiting for one), so a key another instance made just now verifies here.
+    const askedAt = performance.now();
+    while (this.readStartedAt < askedAt) {
+      const wait = this.readStartedAt + UNKNOWN_KID_REREAD_MS - performance.now();
+      await (wait > 0 ? delay(wait) : this.reload());
+    }
+    await this.loading;
+    return this.publicKey(kid);
+  }
+
+  private publicKey(kid: string): CryptoKey | null {
     return this.keys.find((key) => key.kid === kid)?.publicKey ?? null;
   }
 
@@ -60,6 +80,7 @@ export class KeyRing {
   private reload(): Promise<void> {
     this.loading ??= (async () => {
       try {
+        this.readStartedAt = performance.now();
         const stored = await activeKeys(this.pool);
         this.keys = await Promise.all(
           stored.map(async (key) => {

@@ -1,9 +1,12 @@
 // Signing keys live in the database: every instance accepts every other's tokens,
 // a rotation keeps old tokens valid, and a retired key's tokens die within 5 s.
 
+import diagnostics from "node:diagnostics_channel";
+import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raceApi } from "../support/cli.js";
+import { createKey, KeyRing } from "../../src/auth/key-ring.js";
 import { useFreshDatabase } from "../support/database.js";
 import { bearer, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 
@@ -53,9 +56,46 @@ describe("signing keys", () => {
     expect(listed.stdout).toMatch(new RegExp(`${newKid}  ES256  created \\S+  active`));
   });
 
+  it("verify a key another instance made a moment ago, without waiting for the 5 s re-read", async () => {
+    const ring = new KeyRing(db.pool);
+    const before = (await ring.signingKey()).kid;
+    // Made elsewhere after this ring read the set: the first token signed with it must verify.
+    const made = await createKey(db.pool);
+    expect(await ring.verificationKey(before)).not.toBeNull();
+    expect(await ring.verificationKey(made)).not.toBeNull();
+  });
+
+  it("read the set again for made-up kids at most once per wait, however many arrive together", async () => {
+    const ring = new KeyRing(db.pool);
+    await ring.signingKey();
+    const madeUp = () => randomBytes(16).toString("base64url");
+    const reads = await keyReadsDuring(async () => {
+      const burst = () => Promise.all(Array.from({ length: 50 }, () => ring.verificationKey(madeUp())));
+      expect(await burst()).toEqual(Array(50).fill(null));
+      expect(await burst()).toEqual(Array(50).fill(null));
+    });
+    // One shared read per burst: the second burst's tokens arrived after the first read began.
+    expect(reads).toBe(2);
+  });
+
   it("refuses to retire a key that is not active", async () => {
     const { code, stderr } = await raceApi(["keys", "retire", "no-such-kid"], { DATABASE_URL: db.url });
     expect(code).toBe(1);
     expect(stderr.trim()).toBe("race-api: no active signing key no-such-kid");
   });
 });
+
+/** How many times the signing keys were read while `work` ran (the ring runs in this process). */
+async function keyReadsDuring(work: () => Promise<void>): Promise<number> {
+  let reads = 0;
+  const record = (message: unknown) => {
+    if (/FROM signing_keys/.test((message as { query: string }).query)) reads++;
+  };
+  diagnostics.subscribe("tracing:mysql2:query:start", record);
+  try {
+    await work();
+  } finally {
+    diagnostics.unsubscribe("tracing:mysql2:query:start", record);
+  }
+  return reads;
+}
