@@ -177,11 +177,11 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
   const context = restCallContext(route.rpc, request, deps.resolveAddress);
   try {
     const message = await route.call(deps.services, request, context);
-    // The route's 200 schema writes the bytes (fast-json-stringify): the same schema the OpenAPI document publishes.
+    // The route's 200 schema writes the bytes (fast-json-stringify), unless the route has its own writer.
     // A request spelt its own way gets bytes of its own, kept with the message's for the next one spelt so.
     const echoed = route.echo(request, message);
     // The route's function, not the reply: a kept body may serialise again long after this request.
-    const serialize = reply.getSerializationFunction("200", "application/json")!;
+    const serialize = route.stringify ?? reply.getSerializationFunction("200", "application/json")!;
     const encoded = encodedBody(
       message,
       () => serialize({ ...(route.json(message) as Record<string, unknown>), ...echoed }),

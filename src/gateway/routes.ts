@@ -26,7 +26,7 @@ import { raceLiveJson, raceLiveObjectJson } from "./race-live-json.js";
 import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
 import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
-import { echoSince, TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
+import { echoSince, stringifyTrackPage, TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
 
 const RACE_ID = {
   type: "object",
@@ -176,6 +176,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     dataAsOf: true,
     response: trackPageJson,
     echo: echoSince,
+    stringify: stringifyTrackPage,
   }),
   restRoute({
     path: "/races/:raceId/results",

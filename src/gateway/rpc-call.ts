@@ -38,6 +38,8 @@ export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> ext
   response: (message: MessageShape<O>) => unknown;
   /** Fields of that JSON that echo the request as sent, when the client spelt them differently from the message's own form. */
   echo?: (request: FastifyRequest, message: MessageShape<O>) => Record<string, string> | undefined;
+  /** Writes that JSON as the 200 body; by default the serialiser compiled from the route's response schema. */
+  stringify?: (json: unknown) => string;
 }
 
 /** A route with its message types applied, so routes of different RPCs fit in one table. */
@@ -52,6 +54,7 @@ export interface RestRoute {
   json(message: object): unknown;
   /** Fields of the JSON that echo the request as sent; undefined when the message's own spelling is the sent one. */
   echo(request: FastifyRequest, message: object): Record<string, string> | undefined;
+  stringify?: (json: unknown) => string;
 }
 
 export function restRoute<I extends DescMessage, O extends DescMessage>(spec: RestRouteSpec<I, O>): RestRoute {
@@ -60,6 +63,7 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
     rpc: spec.rpc as DescMethodUnary,
     schema: dataRouteSchema({ ...spec, rpc: spec.rpc as DescMethodUnary }),
     ...(spec.normalizeQuery ? { normalizeQuery: spec.normalizeQuery } : {}),
+    ...(spec.stringify ? { stringify: spec.stringify } : {}),
     async call(services, request, context) {
       const input = create(spec.rpc.input, spec.request(request));
       // A message the service returns as such (a cached answer) is kept as it is.

@@ -86,9 +86,8 @@ export function echoSince(request: FastifyRequest, page: GetTrackPageResponse): 
 }
 
 /**
- * The Track page JSON, every field present (`nextSince` null on the last page). Track
- * arrays are built with plain loops: `t` as JSON numbers (epoch ms are far below 2^53;
- * never proto3 JSON's int64 strings), and NaN, the proto's "not reported", as null.
+ * The Track page JSON, every field present (`nextSince` null on the last page), to be
+ * written by stringifyTrackPage.
  */
 export function trackPageJson(page: GetTrackPageResponse): unknown {
   const boats: unknown[] = [];
@@ -104,18 +103,31 @@ export function trackPageJson(page: GetTrackPageResponse): unknown {
   };
 }
 
+/**
+ * The route's writer. A page is up to 30,000 fixes in five number arrays, written on
+ * the event loop: V8's JSON.stringify writes them about 4 times faster than the schema's
+ * compiled serialiser (measured on a 30,000-fix page: 12.5 against 53 ms). It also
+ * writes NaN, the proto's "not reported", as the spec's null (ECMA-262: a number that
+ * is not finite is serialised as null).
+ */
+export function stringifyTrackPage(json: unknown): string {
+  return JSON.stringify(json);
+}
+
 function boatJson(boat: TrackBoat) {
+  // `t` as JSON numbers: epoch ms are far below 2^53, and never proto3 JSON's int64 strings.
   // Filled by push, not preallocated: V8 serialises packed arrays faster than holey ones.
   const t: number[] = [];
-  const sogKn: (number | null)[] = [];
-  const cogDeg: (number | null)[] = [];
-  for (let i = 0; i < boat.t.length; i++) {
-    t.push(Number(boat.t[i]));
-    const sog = boat.sogKn[i]!;
-    sogKn.push(Number.isNaN(sog) ? null : sog);
-    const cog = boat.cogDeg[i]!;
-    cogDeg.push(Number.isNaN(cog) ? null : cog);
-  }
-  // lat and lon are plain number arrays already: sent as they are.
-  return { entryId: boat.entryId, sailNumber: boat.sailNumber, boatName: boat.boatName, t, lat: boat.lat, lon: boat.lon, sogKn, cogDeg };
+  for (const ms of boat.t) t.push(Number(ms));
+  // The other arrays are plain number arrays already: sent as they are, NaN included (see stringifyTrackPage).
+  return {
+    entryId: boat.entryId,
+    sailNumber: boat.sailNumber,
+    boatName: boat.boatName,
+    t,
+    lat: boat.lat,
+    lon: boat.lon,
+    sogKn: boat.sogKn,
+    cogDeg: boat.cogDeg,
+  };
 }
