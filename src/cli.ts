@@ -104,7 +104,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(config: Config): Promise<number> {
-  const log = logger(config);
+  const log = serverLogger(config);
   await withPool(config, log, (pool) => migrate(pool).then(() => 0));
   return withPool(
     config,
@@ -112,6 +112,7 @@ async function serve(config: Config): Promise<number> {
     async (pool) => {
       const runtime = await createRuntime(config, pool, log);
       const server = await startServer(config, runtime);
+      log.flush(); // the "listening" line now, not within the second: scripts wait for it
       const signal = await untilStopSignal();
       log.info({ signal }, "shutting down: finishing in-flight requests");
       await server.close();
@@ -175,4 +176,14 @@ async function withPool(config: Config, log: Logger, work: PoolWork, options: Po
 
 function logger(config: Config): Logger {
   return pino({ level: config.logLevel });
+}
+
+/**
+ * The server's log: a line per request. Lines are gathered into writes of 4 KiB, or
+ * written after at most 1 s, instead of one write(2) per line: measured under the
+ * 2,000-client mix, those writes were 3% of an instance's time on the event loop. The
+ * lines still in the buffer are written when the process exits (pino flushes on exit).
+ */
+function serverLogger(config: Config): Logger {
+  return pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 }));
 }
