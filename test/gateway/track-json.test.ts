@@ -1,0 +1,61 @@
+// The track page's own writer (V8's JSON.stringify, faster on number arrays) writes the
+// bytes the route's schema serialiser would: NaN, "not reported", as null, and `t` as
+// JSON numbers.
+
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { describe, expect, it } from "vitest";
+import { GetTrackPageResponseSchema } from "../../gen/racing/v1/track_pb.js";
+import { REST_ROUTES } from "../../src/gateway/routes.js";
+import { stringifyTrackPage, trackPageJson } from "../../src/gateway/track-json.js";
+import { serialiserFor } from "../support/rest-json.js";
+
+const T0 = 1_764_000_000_000;
+
+/** A page of `boats` boats with `fixes` fixes each; every seventh speed and course not reported. */
+function page(boats: number, fixes: number) {
+  return create(GetTrackPageResponseSchema, {
+    raceId: "6f1c2f4e-8a1b-4c3d-9e2f-123456789abc",
+    startGroupId: "6f1c2f4e-8a1b-4c3d-9e2f-123456789abd",
+    since: timestampFromMs(T0),
+    until: timestampFromMs(T0 + fixes * 1000),
+    delaySeconds: 30,
+    boats: Array.from({ length: boats }, (_, b) => ({
+      entryId: `6f1c2f4e-8a1b-4c3d-9e2f-1234567890${String(b).padStart(2, "0")}`,
+      sailNumber: `GER ${b}`,
+      boatName: `Boat "${b}"`,
+      t: Array.from({ length: fixes }, (_, i) => BigInt(T0 + i * 1000)),
+      lat: Array.from({ length: fixes }, (_, i) => 54.3 + i * 1e-5 + b * 1e-3),
+      lon: Array.from({ length: fixes }, (_, i) => 10.1 - i * 1e-5),
+      sogKn: Array.from({ length: fixes }, (_, i) => (i % 7 === 0 ? Number.NaN : 5 + i / 100)),
+      cogDeg: Array.from({ length: fixes }, (_, i) => (i % 7 === 3 ? Number.NaN : (i * 3.7) % 360)),
+    })),
+  });
+}
+
+describe("a track page's JSON", () => {
+  it("is the bytes the schema's serialiser writes, with null for what was not reported", async () => {
+    const route = REST_ROUTES.find((r) => r.path === "/races/:raceId/track")!;
+    expect(route.stringify).toBe(stringifyTrackPage);
+    const bySchema = await serialiserFor(route);
+    for (const [boats, fixes] of [
+      [0, 0],
+      [1, 1],
+      [50, 600],
+    ] as const) {
+      const json = trackPageJson(page(boats, fixes));
+      expect(stringifyTrackPage(json)).toBe(bySchema(withNulls(json)));
+    }
+    const [boat] = JSON.parse(stringifyTrackPage(trackPageJson(page(1, 8)))).boats;
+    expect(boat.sogKn.map((v: number | null) => v === null)).toEqual([true, false, false, false, false, false, false, true]);
+    expect(boat.cogDeg.map((v: number | null) => v === null)).toEqual([false, false, false, true, false, false, false, false]);
+    expect(boat.t).toEqual(Array.from({ length: 8 }, (_, i) => T0 + i * 1000));
+  });
+});
+
+/** The page JSON as the schema's serialiser takes it: null, not NaN, where nothing was reported. */
+function withNulls(json: unknown): unknown {
+  const page = json as { boats: Array<{ sogKn: number[]; cogDeg: number[] }> };
+  const nulls = (values: number[]) => values.map((v) => (Number.isNaN(v) ? null : v));
+  return { ...page, boats: page.boats.map((boat) => ({ ...boat, sogKn: nulls(boat.sogKn), cogDeg: nulls(boat.cogDeg) })) };
+}
