@@ -31,7 +31,9 @@
 // holds and accept-encoding br/gzip, as a browser's HTTP cache does. Overlays are spread
 // evenly over the races, the instances and 4 API clients (bearer tokens) per club. The
 // phase is a slice of a steady state: every schedule starts at a random phase, and the
-// first RAMP_SECONDS (connections opening) are not counted.
+// first RAMP_SECONDS (connections opening) are not counted. Before the phases, the set-up
+// pages every start group's track once on each instance as an overlay does, so the
+// settled windows are held, as they are a few minutes into a real event.
 //
 // Why not autocannon: it cycles one request list per connection at one rate, so it
 // cannot poll one URL every second and another every 15 s on the same client, follow
@@ -333,17 +335,14 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
     }));
     racePlans.push({ raceId: race.events[0]!.races[0]!.id, tokens, groups });
     for (const instance of instances) {
-      for (const path of [
-        `/live`,
-        `/live/insights?lang=en`,
-        `/track?startGroupId=${groups[0]!.id}&since=${new Date(groups[0]!.captureFromMs).toISOString()}`,
-      ]) {
+      for (const path of [`/live`, `/live/insights?lang=en`]) {
         const response = await fetch(`${instance.url}/api/v1/races/${racePlans[r]!.raceId}${path}`, {
           headers: { authorization: `Bearer ${tokens[0]}` },
         });
         if (response.status !== 200) throw new Error(`${instance.name} ${path}: ${response.status} ${await response.text()}`);
         await response.arrayBuffer();
       }
+      for (const group of groups) await catchUpOnce(instance, racePlans[r]!.raceId, group, tokens[0]!);
     }
   }
   // The freshness probe: the first two races' live answers on the instance that did not take their writes.
@@ -570,6 +569,7 @@ set-up:  each instance \`race-api serve\` in its own process (LOG_LEVEL=${LOG_LE
          ${CLUB_TRACKING_LIMIT.toLocaleString("en")} (one overlay makes ~64/min: ${LARGE.toLocaleString("en")} on ${CLUBS * TOKENS_PER_RACE} tokens make ~${Math.round((LARGE * 64) / (CLUBS * TOKENS_PER_RACE)).toLocaleString("en")}/min each); no deliberate 429s
 mix:     per overlay live every 1 s, insights every 15 s (en/de/fr), track of one start group every ${TRACK_EVERY_S} s on average (10-minute
          pages from the capture start to the cut-off, immutable ones kept); If-None-Match and accept-encoding br/gzip as a browser;
+         each start group's track paged once per instance before the phases (settled windows held, as a few minutes into an event);
          the first ${RAMP_SECONDS} s of each phase (connections opening) not counted; warm-up ${WARM_UP.clients} clients for ${WARM_UP.seconds} s: ${errors(warm) === "none" ? "no errors" : errors(warm)}
 idle     (no clients, ${IDLE_SECONDS} s): ingest ${feedLine(idle.feed)};
          the API's statements ${rate(statementsOf(idle))}/s, whole server Questions ${rate(idle.questions)}/s, Com_select ${rate(idle.comSelect)}/s;
@@ -1058,6 +1058,32 @@ class Overlay {
       this.trackBusy = false;
     }
     this.nextTrack(performance.now());
+  }
+}
+
+/**
+ * One catch-up of a start group's track as the overlays make it (the same `since`
+ * spelling and encodings), so that each instance holds the settled windows before the
+ * phases, as it does a few minutes into a real event: a phase is a slice of a steady
+ * state, and 15 s windows would otherwise be spent building windows that an hour of
+ * overlays builds once. A window that settles during the run is still built in its phase.
+ */
+async function catchUpOnce(
+  instance: { name: string; url: string },
+  raceId: string,
+  group: { id: string; captureFromMs: number },
+  token: string,
+) {
+  let since: string | null = new Date(group.captureFromMs).toISOString();
+  for (let page = 0; since !== null && page < 40; page++) {
+    const path = `/api/v1/races/${raceId}/track?startGroupId=${group.id}&since=${encodeURIComponent(since)}`;
+    const response = await fetch(`${instance.url}${path}`, {
+      headers: { authorization: `Bearer ${token}`, "accept-encoding": "br, gzip" },
+    });
+    if (response.status !== 200) throw new Error(`${instance.name} ${path}: ${response.status} ${await response.text()}`);
+    const body = (await response.json()) as { until: string; nextSince: string | null };
+    const dataAsOfMs = Date.parse(response.headers.get("x-data-as-of")!);
+    since = Date.parse(body.until) >= dataAsOfMs ? null : body.nextSince;
   }
 }
 
