@@ -866,6 +866,11 @@ interface PageInfo {
   dataAsOfMs: number;
 }
 
+/** The `since` of a catch-up's next page, or null when this page reached the cut-off (or the capture window's end). */
+function nextPageSince(page: PageInfo): string | null {
+  return page.nextSince === null || page.untilMs >= page.dataAsOfMs ? null : page.nextSince;
+}
+
 /** One phase of the load: the overlays, their schedules and what they saw. */
 class PhaseRun {
   readonly stats: Record<Endpoint, EndpointStats> = {
@@ -1052,8 +1057,9 @@ class Overlay {
           info = await pageInfo(answer);
           if (String(answer.headers["cache-control"]).includes("immutable")) this.keptPages.set(url, info);
         }
-        if (info.nextSince === null || info.untilMs >= info.dataAsOfMs) break;
-        since = info.nextSince;
+        const next = nextPageSince(info);
+        if (next === null) break;
+        since = next;
       }
       this.trackBusy = false;
     }
@@ -1082,8 +1088,11 @@ async function catchUpOnce(
     });
     if (response.status !== 200) throw new Error(`${instance.name} ${path}: ${response.status} ${await response.text()}`);
     const body = (await response.json()) as { until: string; nextSince: string | null };
-    const dataAsOfMs = Date.parse(response.headers.get("x-data-as-of")!);
-    since = Date.parse(body.until) >= dataAsOfMs ? null : body.nextSince;
+    since = nextPageSince({
+      nextSince: body.nextSince,
+      untilMs: Date.parse(body.until),
+      dataAsOfMs: Date.parse(response.headers.get("x-data-as-of")!),
+    });
   }
 }
 
