@@ -1,11 +1,13 @@
-// The track page's own writer (V8's JSON.stringify, faster on number arrays) writes the
-// bytes the route's schema serialiser would: NaN, "not reported", as null, and `t` as
-// JSON numbers.
+// The track page's own writer (V8's JSON.stringify, faster on number arrays, and the
+// text of each column written before reused) writes the bytes the route's schema
+// serialiser would: NaN, "not reported", as null, and `t` as JSON numbers.
 
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GetTrackPageResponseSchema } from "../../gen/racing/v1/track_pb.js";
+import { writeWindowColumns } from "../../src/gateway/column-text.js";
 import { REST_ROUTES } from "../../src/gateway/routes.js";
 import { stringifyTrackPage, trackPageJson } from "../../src/gateway/track-json.js";
 import { serialiserFor } from "../support/rest-json.js";
@@ -50,6 +52,37 @@ describe("a track page's JSON", () => {
     expect(boat.sogKn.map((v: number | null) => v === null)).toEqual([true, false, false, false, false, false, false, true]);
     expect(boat.cogDeg.map((v: number | null) => v === null)).toEqual([false, false, false, true, false, false, false, false]);
     expect(boat.t).toEqual(Array.from({ length: 8 }, (_, i) => T0 + i * 1000));
+  });
+});
+
+describe("a column's text", () => {
+  it("is JSON.stringify's whatever the column held before: grown, cut, changed, NaN, empty", () => {
+    const value = fc.oneof(fc.double(), fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 }), fc.constant(Number.NaN));
+    // What a window's column goes through: grows by fixes at its end, a late fix earlier in it, other values, a boat's finish cutting it.
+    const change = fc.oneof(
+      fc.record({ grow: fc.array(value, { maxLength: 5 }) }),
+      fc.record({ insertAt: fc.nat(), value }),
+      fc.record({ setAt: fc.nat(), value }),
+      fc.record({ cutTo: fc.nat() }),
+    );
+    let run = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat({ max: 2 }), change), { maxLength: 30 }), (steps) => {
+        run++;
+        const window = `run ${run}`;
+        const columns: number[][] = [[], [], []];
+        for (const [k, step] of steps) {
+          const values = [...columns[k]!];
+          if ("grow" in step) values.push(...step.grow);
+          else if ("insertAt" in step) values.splice(step.insertAt % (values.length + 1), 0, step.value);
+          else if ("setAt" in step) values[step.setAt % (values.length + 1)] = step.value;
+          else values.length = Math.min(values.length, step.cutTo);
+          columns[k] = values;
+          expect(writeWindowColumns(window, (written) => written.text(`column ${k}`, values))).toBe(JSON.stringify(values));
+        }
+      }),
+      { seed: 20261124, numRuns: 300 },
+    );
   });
 });
 
