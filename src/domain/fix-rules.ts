@@ -3,8 +3,8 @@
 // field) and the per-fix rules that refuse one fix with its reason. Pure: times are
 // epoch ms, the stored state comes in as arguments.
 
-import { CAPTURE_BEFORE_GUN_MS, captureWindow } from "./race-time.js";
-import { SETTLED_BEFORE_CUTOFF_MS } from "./track-window.js";
+import { CAPTURE_BEFORE_GUN_MS, captureWindow, dataAsOf } from "./race-time.js";
+import { settledEdge } from "./track-window.js";
 import { isUuid } from "./uuid.js";
 
 /** Most boats and fixes one request may carry: about 3 minutes of 100 boats at 1 Hz. */
@@ -82,7 +82,7 @@ export function inRange(lat: number, lon: number, sogKn: number, cogDeg: number)
  * reached: `floorMs`) may be written any more.
  */
 export function settledBefore(nowMs: number, delaySeconds: number, floorMs: number | null): number {
-  const edge = nowMs - delaySeconds * 1000 - SETTLED_BEFORE_CUTOFF_MS + SETTLED_MARGIN_MS;
+  const edge = settledEdge(dataAsOf(nowMs, delaySeconds)) + SETTLED_MARGIN_MS;
   return floorMs === null ? edge : Math.max(edge, floorMs + SETTLED_MARGIN_MS);
 }
 

@@ -54,8 +54,17 @@ export function trackWindow(requested: RequestedWindow, cutoffMs: number, gunMs:
     sinceMs: requested.sinceMs,
     untilMs,
     nextSinceMs: closed ? null : untilMs,
-    immutable: gunMs !== null && untilMs <= cutoffMs - SETTLED_BEFORE_CUTOFF_MS,
+    immutable: gunMs !== null && untilMs <= settledEdge(cutoffMs),
   };
+}
+
+/**
+ * Stored fixes before this time can no longer change at `cutoffMs`: a late fix is
+ * refused there (fix-rules.ts), so a window ending by it is immutable, and the part of
+ * a window before it may be kept between reads.
+ */
+export function settledEdge(cutoffMs: number): number {
+  return cutoffMs - SETTLED_BEFORE_CUTOFF_MS;
 }
 
 /** Half-open range of sample times, epoch ms. */

@@ -17,7 +17,7 @@ import { CourseStepKind, IngestResultStatus } from "../../gen/racing/v1/ingest_p
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
-import { SETTLED_BEFORE_CUTOFF_MS } from "../domain/track-window.js";
+import { settledEdge } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import type { CourseStepKind as StoredStepKind, StartGroupState as StoredState } from "../domain/scenario.js";
 import { hasFixBetween } from "../store/fixes.js";
@@ -144,7 +144,7 @@ export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEven
     const event = await writableEventForUpdate(conn, caller, request.eventId);
     if (delaySeconds !== undefined && delaySeconds > event.delaySeconds) {
       // Windows settled under the shorter delay stay settled: keep their edge.
-      await raiseSettledFloor(conn, event.id, dataAsOf(Date.now(), event.delaySeconds) - SETTLED_BEFORE_CUTOFF_MS);
+      await raiseSettledFloor(conn, event.id, settledEdge(dataAsOf(Date.now(), event.delaySeconds)));
     }
     return {
       changed: await updateEvent(conn, event.id, { published: request.published, trackingShared: request.trackingShared, delaySeconds }),

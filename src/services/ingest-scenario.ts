@@ -9,7 +9,7 @@ import { ListValueSchema, type ListValue } from "@bufbuild/protobuf/wkt";
 import type { Caller } from "../auth/guard.js";
 import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
 import { dataAsOf } from "../domain/race-time.js";
-import { SETTLED_BEFORE_CUTOFF_MS } from "../domain/track-window.js";
+import { settledEdge } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import { importScenario, ScenarioRejected, type ImportSummary } from "../scenario/import.js";
 import { SCENARIO_FORMAT, type Scenario } from "../domain/scenario.js";
@@ -77,9 +77,7 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
   for (const event of scenario.events) {
     const stored = events.get(lower(event.id));
     if (stored && (event.delaySeconds ?? 0) > stored.delaySeconds) {
-      await inTransaction(pool, (conn) =>
-        raiseSettledFloor(conn, stored.id, dataAsOf(nowMs, stored.delaySeconds) - SETTLED_BEFORE_CUTOFF_MS),
-      );
+      await inTransaction(pool, (conn) => raiseSettledFloor(conn, stored.id, settledEdge(dataAsOf(nowMs, stored.delaySeconds))));
     }
   }
 }
