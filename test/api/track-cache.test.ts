@@ -4,10 +4,8 @@
 // the guard and visibility checked on every request before it.
 
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GetTrackPageRequestSchema, type GetTrackPageResponse } from "../../gen/racing/v1/track_pb.js";
+import type { GetTrackPageResponse } from "../../gen/racing/v1/track_pb.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { createPool } from "../../src/store/pool.js";
 import { useFreshDatabase } from "../support/database.js";
@@ -18,7 +16,7 @@ import {
   MINUTE,
   TRACK_IDS as IDS,
   rawGet,
-  trackCallContext,
+  trackPageInProcess,
   trackQuery,
   trackScenario,
   type TrackPageJson,
@@ -51,15 +49,8 @@ async function get(
   return fetch(url(params, base), { headers: { ...bearer(token), ...headers } });
 }
 
-/** The service implementation called in-process, as every surface calls it. */
 function call(since: number, until?: number): Promise<GetTrackPageResponse> {
-  const request = create(GetTrackPageRequestSchema, {
-    raceId: IDS.race,
-    startGroupId: IDS.group,
-    since: timestampFromMs(since),
-    until: until === undefined ? undefined : timestampFromMs(until),
-  });
-  return api.runtime.services.track.getTrackPage(request, trackCallContext(token)) as Promise<GetTrackPageResponse>;
+  return trackPageInProcess(api, token, since, until);
 }
 
 describe("Cache-Control", () => {

@@ -3,16 +3,14 @@
 // read before, and only the rows after it are read. What is stored after the edge is
 // served at the next read; what an administrator's import stores before it is not.
 
-import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GetTrackPageRequestSchema, type GetTrackPageResponse } from "../../gen/racing/v1/track_pb.js";
+import type { GetTrackPageResponse } from "../../gen/racing/v1/track_pb.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { upsertFixes } from "../../src/store/fixes.js";
 import { useFreshDatabase } from "../support/database.js";
 import { startApi, tokenFor, type Api } from "../support/api.js";
-import { DELAY_SECONDS, GUN, MINUTE, TRACK_IDS as IDS, trackCallContext, trackScenario } from "../support/track-scenarios.js";
+import { DELAY_SECONDS, GUN, MINUTE, TRACK_IDS as IDS, trackPageInProcess, trackScenario } from "../support/track-scenarios.js";
 
 const db = useFreshDatabase();
 let api: Api;
@@ -26,13 +24,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 function call(since: number, until?: number): Promise<GetTrackPageResponse> {
-  const request = create(GetTrackPageRequestSchema, {
-    raceId: IDS.race,
-    startGroupId: IDS.group,
-    since: timestampFromMs(since),
-    until: until === undefined ? undefined : timestampFromMs(until),
-  });
-  return api.runtime.services.track.getTrackPage(request, trackCallContext(token)) as Promise<GetTrackPageResponse>;
+  return trackPageInProcess(api, token, since, until);
 }
 
 /** The late boat's sample times in a page (it reports every 10 s from gun + 7 min). */

@@ -4,7 +4,7 @@
 
 import { request as httpRequest } from "node:http";
 import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
-import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { anyUnpack, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { createHandlerContext, type HandlerContext } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
@@ -18,7 +18,7 @@ import {
 } from "../../gen/racing/v1/track_pb.js";
 import type { Entry, Scenario, Track } from "../../src/domain/scenario.js";
 import { callContext } from "../../src/services/context.js";
-import { CLUB, identityScenario, OTHER_CLUB } from "./api.js";
+import { CLUB, identityScenario, OTHER_CLUB, type Api } from "./api.js";
 
 export const MINUTE = 60_000;
 /** Whole seconds, so that fixes at 1 Hz fall on round times. */
@@ -340,4 +340,15 @@ export function trackCallContext(token: string): HandlerContext {
     requestHeader: new Headers({ authorization: `Bearer ${token}` }),
     contextValues: callContext("127.0.0.1", undefined),
   });
+}
+
+/** The race's GROUP from `since` (until `until`, if given), called in-process as every surface calls the service. */
+export function trackPageInProcess(api: Api, token: string, since: number, until?: number): Promise<GetTrackPageResponse> {
+  const request = create(GetTrackPageRequestSchema, {
+    raceId: TRACK_IDS.race,
+    startGroupId: TRACK_IDS.group,
+    since: timestampFromMs(since),
+    until: until === undefined ? undefined : timestampFromMs(until),
+  });
+  return api.runtime.services.track.getTrackPage(request, trackCallContext(token)) as Promise<GetTrackPageResponse>;
 }
