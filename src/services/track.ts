@@ -10,6 +10,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
+import { LRUCache } from "lru-cache";
 import {
   GetTrackPageResponseSchema,
   TrackBoatSchema,
@@ -20,7 +21,6 @@ import {
 import { dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import { isUuid } from "../domain/uuid.js";
-import { LRUCache } from "lru-cache";
 import {
   overlap,
   requestedWindow,
@@ -236,7 +236,9 @@ async function readColumns(read: PageRead, startGroupId: number, entryIds: numbe
   for (const id of entryIds) columns.set(id, joined(settled.boats.get(id), fresh.get(id)));
 
   const edgeMs = Math.min(settledEdge(read.cutoffMs), window.untilMs);
-  if (edgeMs > settled.untilMs) {
+  // A window settled whole is kept as its answer instead (the service's `kept`).
+  if (edgeMs === window.untilMs) read.settled.delete(read.key);
+  else if (edgeMs > settled.untilMs) {
     const boats = new Map<number, Columns>();
     for (const [id, boat] of columns) boats.set(id, cutColumns(boat, firstAtOrAfter(boat.t, edgeMs)));
     read.settled.set(read.key, { untilMs: edgeMs, boats });
