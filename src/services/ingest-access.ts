@@ -13,6 +13,7 @@ import {
   findIngestRace,
   findIngestRaceGroup,
   lockStartGroup,
+  type GroupEntry,
   type IngestEvent,
   type IngestRace,
   type IngestStartGroup,
@@ -49,21 +50,24 @@ export async function startGroupOf(
 
 /**
  * The race and one of its start groups, the group with a shared lock: writableRace and
- * startGroupOf(…, "share") in one statement, with the same answers.
+ * startGroupOf(…, "share") in one statement, with the same answers. With it, those of
+ * `entryIds` that are entries of the group, keyed by their lower-case UUID.
  */
 export async function writableGroup(
   conn: Connection,
   caller: Caller,
   raceId: string,
   startGroupId: string,
-): Promise<{ race: IngestRace; group: IngestStartGroup }> {
+  entryIds: readonly string[] = [],
+): Promise<{ race: IngestRace; group: IngestStartGroup; entries: Map<string, GroupEntry> }> {
   if (!isUuid(raceId)) throw new ApiError("RACE_NOT_FOUND");
   // A malformed group id is looked up as "", which no group has: the race still decides first.
   const groupUuid = isUuid(startGroupId) ? startGroupId.toLowerCase() : "";
-  const found = await findIngestRaceGroup(conn, raceId.toLowerCase(), groupUuid);
+  const entryUuids = [...new Set(entryIds.map((id) => id.toLowerCase()))];
+  const found = await findIngestRaceGroup(conn, raceId.toLowerCase(), groupUuid, entryUuids);
   if (!found || !writableBy(found.race.event, caller)) throw new ApiError("RACE_NOT_FOUND");
   if (!found.group) throw invalid("startGroupId");
-  return { race: found.race, group: found.group };
+  return { race: found.race, group: found.group, entries: found.entries };
 }
 
 export function invalid(name: string): ApiError {

@@ -17,7 +17,7 @@ import {
   type FixRejection,
 } from "../domain/fix-rules.js";
 import { fixesInRanges, insertNewFixes, type FixRange, type FixRow, type NewFix } from "../store/fixes.js";
-import { groupEntries, recordDevice } from "../store/ingest.js";
+import { recordDevice, type GroupEntry } from "../store/ingest.js";
 import { ingestedFixes } from "../telemetry/metrics.js";
 import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
 import { invalid, writableGroup } from "./ingest-access.js";
@@ -49,14 +49,15 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
     if ((boat.phoneModel?.length ?? 0) > 200) throw invalid(`boats[${i}].phoneModel`);
   }
   const counts = await inTransactionRetryingDeadlocks(pool, async (conn) => {
-    const { race, group } = await writableGroup(conn, caller, batch.raceId, batch.startGroupId);
+    const entryIds = batch.boats.map((boat) => boat.entryId);
+    const { race, group, entries } = await writableGroup(conn, caller, batch.raceId, batch.startGroupId, entryIds);
     const nowMs = Date.now();
     const context: FixContext = {
       nowMs,
       settledBeforeMs: settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs),
       gunMs: group.gunMs,
     };
-    const counts = await sortAndWrite(conn, group.id, batch, context);
+    const counts = await sortAndWrite(conn, group.id, entries, batch, context);
     // The settled edge was checked at nowMs; a reader may serve windows up to the margin
     // later as immutable, so a batch that took longer than that must not become visible.
     if (Date.now() - nowMs > COMMIT_DEADLINE_MS) throw new ApiError("API_UNAVAILABLE");
@@ -86,12 +87,18 @@ interface Sorted {
 
 /**
  * Writes first and looks at the stored fixes only when it must: a batch is new far
- * more often than it is a retry, so a new batch sends two statements here (entries, insert).
+ * more often than it is a retry, so a new batch sends one statement here (the insert):
+ * with BEGIN, the race, group and entries (writableGroup) and COMMIT, four in all.
  * INSERT IGNORE writes no key that is stored; the stored rows then tell a skipped fix's
  * duplicate from its conflict, and a late fix that is stored is a duplicate, not late.
  */
-async function sortAndWrite(conn: Connection, startGroupId: number, batch: FixBatch, context: FixContext): Promise<FixCounts> {
-  const entries = await groupEntries(conn, startGroupId, [...new Set(batch.boats.map((b) => b.entryId.toLowerCase()))]);
+async function sortAndWrite(
+  conn: Connection,
+  startGroupId: number,
+  entries: ReadonlyMap<string, GroupEntry>,
+  batch: FixBatch,
+  context: FixContext,
+): Promise<FixCounts> {
   const sorted: Sorted[] = [];
   for (const boat of batch.boats) {
     const entry = entries.get(boat.entryId.toLowerCase());

@@ -22,7 +22,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { CourseStepKind as StoredStepKind, StartGroupState as StoredState } from "../domain/scenario.js";
 import { hasFixBetween } from "../store/fixes.js";
 import {
-  groupEntryIds,
+  groupEntries,
   publishResults,
   raiseSettledFloor,
   recordCourse,
@@ -197,10 +197,10 @@ async function entriesOfGroup(
   entryIds: readonly string[],
   name: (i: number) => string,
 ): Promise<number[]> {
-  const ids = await groupEntryIds(conn, startGroupId, [...new Set(entryIds.map((id) => id.toLowerCase()))]);
+  const entries = await groupEntries(conn, startGroupId, [...new Set(entryIds.map((id) => id.toLowerCase()))]);
   const seen = new Set<number>();
   return entryIds.map((entryId, i) => {
-    const id = ids.get(entryId.toLowerCase());
+    const id = entries.get(entryId.toLowerCase())?.id;
     if (id === undefined || seen.has(id)) throw invalid(name(i));
     seen.add(id);
     return id;

@@ -39,6 +39,17 @@ export interface IngestRace {
 const EVENT_COLUMNS = `e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.legacy, e.published, e.tracking_shared, e.delay_seconds,
   (SELECT f.settled_before_ms FROM event_settled_floors f WHERE f.event_id = e.id) AS settled_floor_ms`;
 
+/** An entry of a start group as a write to the group is checked against. */
+export interface GroupEntry {
+  id: number;
+  /** Its earliest phone finish in the group, whenever it lies (epoch ms); null if none. */
+  finishMs: number | null;
+}
+
+/** An entry `en` of the group row `sge`, with its earliest phone finish in the group. */
+const ENTRY_COLUMNS = `en.uuid AS entry_uuid, en.id AS entry_id,
+  (SELECT MIN(pf.finish_time) FROM phone_finishes pf WHERE pf.start_group_id = sge.start_group_id AND pf.entry_id = en.id) AS entry_finish`;
+
 /** The race by its UUID (lower case) with its event. */
 export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRace | null> {
   const [[row]] = await db.query<RowDataPacket[]>(
@@ -49,25 +60,31 @@ export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRa
 }
 
 /**
- * The race by its UUID (lower case) with its event, and its start group `groupUuid`
- * read with a shared lock as lockStartGroup reads it, in one statement: what a batch
- * of fixes is checked against first. The lock also covers the race's and event's rows.
- * `group` is null when the race has no such group.
+ * The race by its UUID (lower case) with its event, its start group `groupUuid` read
+ * with a shared lock as lockStartGroup reads it, and those of `entryUuids` (lower case)
+ * that are entries of that group, in one statement: what a write to a group is checked
+ * against first. The lock also covers the race's, event's and entries' rows. `group` is
+ * null when the race has no such group; `entries` as groupEntries answers.
  */
 export async function findIngestRaceGroup(
   conn: Connection,
   raceUuid: string,
   groupUuid: string,
-): Promise<{ race: IngestRace; group: IngestStartGroup | null } | null> {
-  const [[row]] = await conn.query<RowDataPacket[]>(
-    `SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS}, sg.id AS group_id, sg.uuid AS group_uuid, sg.state, sg.start_time, sg.finish_time
+  entryUuids: readonly string[] = [],
+): Promise<{ race: IngestRace; group: IngestStartGroup | null; entries: Map<string, GroupEntry> } | null> {
+  // One row per entry found, or one row with NULL entry columns when none is (or none is asked).
+  const [rows] = await conn.query<RowDataPacket[]>(
+    `SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS}, sg.id AS group_id, sg.uuid AS group_uuid, sg.state, sg.start_time, sg.finish_time, ${ENTRY_COLUMNS}
      FROM races r JOIN events e ON e.id = r.event_id LEFT JOIN start_groups sg ON sg.race_id = r.id AND sg.uuid = ?
+     LEFT JOIN (start_group_entries sge JOIN entries en ON en.id = sge.entry_id) ON sge.start_group_id = sg.id AND en.uuid IN (?)
      WHERE r.uuid = ? LOCK IN SHARE MODE`,
-    [groupUuid, raceUuid],
+    [groupUuid, entryUuids.length > 0 ? entryUuids : [""], raceUuid],
   );
+  const row = rows[0];
   if (!row) return null;
   const race = { id: row.id, uuid: row.uuid, isLive: Boolean(row.is_live), event: eventRecord(row) };
-  return { race, group: row.group_id === null ? null : groupRecord({ ...row, id: row.group_id, uuid: row.group_uuid }) };
+  const group = row.group_id === null ? null : groupRecord({ ...row, id: row.group_id, uuid: row.group_uuid });
+  return { race, group, entries: entryMap(rows.filter((r) => r.entry_id !== null)) };
 }
 
 /** The event by its UUID (lower case); `FOR UPDATE` so a delay change and its floor are one step. */
@@ -105,39 +122,22 @@ function groupRecord(row: RowDataPacket): IngestStartGroup {
   };
 }
 
-/** Entry UUID (lower case) -> row id, for those of `entryUuids` that are entries of the group. */
-export async function groupEntryIds(db: Db, startGroupId: number, entryUuids: readonly string[]): Promise<Map<string, number>> {
-  const entries = await groupEntries(db, startGroupId, entryUuids, false);
-  return new Map([...entries].map(([uuid, entry]) => [uuid, entry.id]));
-}
-
-/** An entry of a start group as a batch of fixes is checked against. */
-export interface GroupEntry {
-  id: number;
-  /** Its earliest phone finish in the group, whenever it lies (epoch ms); null if none. */
-  finishMs: number | null;
-}
-
-/** Entry UUID (lower case) -> the entry, for those of `entryUuids` that are entries of the group, with their finishes if asked. */
-export async function groupEntries(
-  db: Db,
-  startGroupId: number,
-  entryUuids: readonly string[],
-  withFinishes = true,
-): Promise<Map<string, GroupEntry>> {
+/** Entry UUID (lower case) -> the entry, for those of `entryUuids` that are entries of the group. */
+export async function groupEntries(db: Db, startGroupId: number, entryUuids: readonly string[]): Promise<Map<string, GroupEntry>> {
   if (entryUuids.length === 0) return new Map();
-  const finish = withFinishes
-    ? "(SELECT MIN(pf.finish_time) FROM phone_finishes pf WHERE pf.start_group_id = sge.start_group_id AND pf.entry_id = e.id)"
-    : "NULL";
   const [rows] = await db.query<RowDataPacket[]>(
-    `SELECT e.uuid, e.id, ${finish} AS finish_time FROM start_group_entries sge JOIN entries e ON e.id = sge.entry_id
-     WHERE sge.start_group_id = ? AND e.uuid IN (?)`,
+    `SELECT ${ENTRY_COLUMNS} FROM start_group_entries sge JOIN entries en ON en.id = sge.entry_id
+     WHERE sge.start_group_id = ? AND en.uuid IN (?)`,
     [startGroupId, entryUuids],
   );
+  return entryMap(rows);
+}
+
+function entryMap(rows: readonly RowDataPacket[]): Map<string, GroupEntry> {
   return new Map(
     rows.map((row) => [
-      row.uuid as string,
-      { id: row.id as number, finishMs: row.finish_time ? (row.finish_time as Date).getTime() : null },
+      row.entry_uuid as string,
+      { id: row.entry_id as number, finishMs: row.entry_finish ? (row.entry_finish as Date).getTime() : null },
     ]),
   );
 }
