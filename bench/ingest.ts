@@ -21,7 +21,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os, { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createIngestClient } from "../src/ingest-client.js";
 import type { Scenario, Track } from "../src/domain/scenario.js";
 import { importScenario, importScenarioFile } from "../src/scenario/import.js";
@@ -32,6 +31,7 @@ import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
 import { freePort } from "../test/support/ports.js";
+import { BIN, serverNodeFlags } from "./server-node-flags.js";
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 20);
@@ -41,7 +41,6 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const SECRET = "bench-ingest-secret";
 /** The events' delay: fixes some minutes old are still live, so a slow run is measured, not refused. */
 const DELAY_SECONDS = 600;
-const BIN = fileURLToPath(new URL("../bin/race-api.js", import.meta.url));
 
 const server = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
 const loadBefore = os.loadavg();
@@ -269,7 +268,7 @@ async function startServer(databaseUrl: string): Promise<{ url: string; grpcUrl:
   const [port, grpcPort] = [await freePort(), await freePort()];
   // PROFILE=DIR: a V8 CPU profile of each server in DIR (node --cpu-prof), to see where ingest spends its time.
   const profile = process.env.PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, BIN, "serve"], {
+  const child: ChildProcess = spawn(process.execPath, [...serverNodeFlags(), ...profile, BIN, "serve"], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

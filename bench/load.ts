@@ -80,6 +80,7 @@ import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
 import { ensureRedisServer, type RedisServer } from "../test/support/redis.js";
 import { freePort } from "../test/support/ports.js";
 import { checkOpenFileLimit } from "./open-files.js";
+import { serverNodeFlags } from "./server-node-flags.js";
 import { fetchToken } from "./token.js";
 
 const ROLE_VARIABLE = "LOAD_ROLE";
@@ -683,7 +684,7 @@ class Instance {
       delete env[variable];
     // PROFILE=DIR: a V8 CPU profile of each instance there, written when it stops.
     const profile = process.env.PROFILE ? ["--cpu-prof", "--cpu-prof-interval=4000", `--cpu-prof-dir=${process.env.PROFILE}`] : [];
-    const execArgv = ["--import", "tsx", ...profile];
+    const execArgv = ["--import", "tsx", ...serverNodeFlags(), ...profile];
     const child = fork(fileURLToPath(import.meta.url), [], { env, execArgv, stdio: ["ignore", log, log, "ipc"] });
     closeSync(log);
     const instance = new Instance(name, `http://127.0.0.1:${port}`, `http://127.0.0.1:${grpcPort}`, child, logFile);

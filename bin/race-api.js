@@ -1,6 +1,11 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 // The `race-api` command. The sources are TypeScript run through tsx's loader, so
 // there is no build step between a checkout and a running service.
+// Semi-spaces of 64 MiB (V8's default is 16): a server allocates mostly short-lived
+// request objects, and under the overlay load the smaller young generation, collected
+// more often, gave longer tail latencies (docs/decisions.md, "Live ingest under the
+// overlay load"). The flag must be given when Node starts, hence this first line;
+// benches read it from here.
 import { register } from "tsx/esm/api";
 
 register();

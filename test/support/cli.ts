@@ -1,4 +1,5 @@
-// Runs the real `race-api` command (bin/race-api.js) as a child process.
+// Runs the real `race-api` command (bin/race-api.js) as a child process, as a program
+// of its own: through its first line, the Node flags on it included, as `npx race-api` does.
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -28,7 +29,7 @@ export interface Running {
 }
 
 export function start(args: string[], env: NodeJS.ProcessEnv = {}): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+  const child = spawn(BIN, args, { env: { ...process.env, ...env } });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
