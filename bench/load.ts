@@ -45,8 +45,9 @@
 // Latency is from the request's start to its last byte, so it includes the load
 // generator's own event-loop delay, printed beside it.
 //
-// Processes: this one sets up (the races so far are imported), feeds the races through
-// the instances every second as the phones' fixes would arrive, and measures; each API instance is
+// Processes: this one sets up (the races so far are imported), probes and measures; the
+// feed runs in a process of its own (load-feed.ts), as a club's platform would, and sends
+// the races' new data through the instances every second; each API instance is
 // `race-api serve` in its own process (this file with LOAD_ROLE=instance runs the CLI
 // after installing a probe: memory every 100 ms, CPU, event-loop delay, and the
 // statements it sends, from mysql2's diagnostics channels); every overlay runs in one
@@ -69,16 +70,15 @@ import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
 import type { RowDataPacket } from "mysql2/promise";
 import type { Scenario } from "../src/domain/scenario.js";
-import { createIngestClient } from "../src/ingest-client.js";
 import { importScenario } from "../src/scenario/import.js";
-import { startFeed, type Feed, type FixesAck } from "../src/sim/feed.js";
-import { simulateScenario, sliceScenario } from "../src/sim/index.js";
+import { sliceScenario } from "../src/sim/index.js";
 import { createDatabase, dropDatabase } from "../src/store/database.js";
 import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
 import { ensureRedisServer, type RedisServer } from "../test/support/redis.js";
 import { freePort } from "../test/support/ports.js";
+import { benchRace, FeedProcess, type FeedCounts } from "./load-feed.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { serverNodeFlags } from "./server-node-flags.js";
 import { fetchToken } from "./token.js";
@@ -212,7 +212,7 @@ interface Counters {
   /** Date.now() at atMs: the feed's acknowledgements carry wall-clock times. */
   wallMs: number;
   /** The feed's totals so far, every race. */
-  feed: { calls: number; accepted: number; failed: number; rejected: number };
+  feed: FeedCounts;
   benchCpuMs: number;
   mariadbTicks: number | null;
   redisTicks: number | null;
@@ -251,10 +251,7 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   // --- RACES races of up to 3 clubs, 20 minutes after the first gun ---
   const now = Date.now();
   const races: Scenario[] = [];
-  for (let r = 0; r < RACES; r++)
-    races.push(
-      simulateScenario({ seed: `bench-load-${r}`, gunMs: now - 20 * 60_000, startGroups: GROUPS, boatsPerGroup: BOATS, delaySeconds: 0 }),
-    );
+  for (let r = 0; r < RACES; r++) races.push(benchRace(r, now, GROUPS, BOATS));
   const clubs = races.slice(0, CLUBS).map((race) => ({ ...race.clubs[0]!, trackingRateLimitPerMinute: CLUB_TRACKING_LIMIT }));
   for (const [r, race] of races.entries()) for (const event of race.events) event.clubId = clubs[r % CLUBS]!.id;
   const clubClients = clubs.map((club, c) => ({
@@ -293,32 +290,24 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   // --- the feed: each race's new data every second through IngestService over gRPC, spread over both instances ---
   const feedLog: FeedLog = { acks: [], freshness: [], unseen: 0, firstError: "" };
   const pending = new Map<number, Array<{ startGroupId: string; entryId: string; t: number; ackedMs: number }>>();
-  const ingestClients = instances.map((instance) =>
-    clubClients.map((c) =>
-      createIngestClient({
-        url: instance.url,
-        grpcUrl: instance.grpcUrl,
-        clientId: c.feeder.clientId,
-        clientSecret: c.feeder.clientSecret,
-      }),
-    ),
+  const feed = await FeedProcess.start(
+    {
+      nowMs: now,
+      races: RACES,
+      groups: GROUPS,
+      boats: BOATS,
+      instances: instances.map((instance) => ({ url: instance.url, grpcUrl: instance.grpcUrl })),
+      feeders: clubClients.map((c) => ({ clientId: c.feeder.clientId, clientSecret: c.feeder.clientSecret })),
+    },
+    (ack) => {
+      feedLog.acks.push({ atMs: ack.ackedMs, ms: ack.ms });
+      const probed = pending.get(ack.race);
+      if (probed && ack.entryId !== undefined && ack.t !== undefined)
+        probed.push({ startGroupId: ack.startGroupId, entryId: ack.entryId, t: ack.t, ackedMs: ack.ackedMs });
+    },
+    (message) => (feedLog.firstError ||= ` (first: ${message})`),
   );
-  const feeds: Feed[] = races.map((race, r) =>
-    startFeed(ingestClients[r % instances.length]![r % CLUBS]!, race, {
-      fromMs: now,
-      onError: (error) => (feedLog.firstError ||= ` (first: ${String((error as Error).message ?? error).slice(0, 160)})`),
-      onFixesAcked: (ack: FixesAck) => {
-        feedLog.acks.push({ atMs: ack.ackedMs, ms: ack.ackedMs - ack.sentMs });
-        const probed = pending.get(r);
-        const [entryId, t] = [...ack.newestT][0] ?? [];
-        if (probed && entryId !== undefined && t !== undefined)
-          probed.push({ startGroupId: ack.startGroupId, entryId, t, ackedMs: ack.ackedMs });
-      },
-    }),
-  );
-  cleanup.push(async () => {
-    for (const feed of feeds) await feed.stop();
-  });
+  cleanup.push(() => feed.stop());
 
   // --- tokens, and a first answer of every endpoint on both instances ---
   const racePlans: RacePlan[] = [];
@@ -403,7 +392,7 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   const mariadbPid = await serverPid(adminPool);
   const redisPid = findProcess((cmdline) => cmdline.includes("redis-server") && cmdline.includes(`:${redis.port}`));
   const readCounters = async (resetPeaks = false): Promise<Counters> => {
-    const snapshots = await Promise.all(instances.map((instance) => instance.snapshot(resetPeaks)));
+    const [snapshots, feedCounts] = await Promise.all([Promise.all(instances.map((i) => i.snapshot(resetPeaks))), feed.counts()]);
     const [rows] = await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_select')");
     const value = (name: string) => Number(rows.find((row) => row.Variable_name === name)?.Value);
     const cpu = process.cpuUsage();
@@ -413,8 +402,8 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
       questions: value("Questions"),
       comSelect: value("Com_select"),
       wallMs: Date.now(),
-      feed: feedCounts(feeds),
-      benchCpuMs: (cpu.user + cpu.system) / 1000,
+      feed: feedCounts,
+      benchCpuMs: (cpu.user + cpu.system) / 1000 + feedCounts.cpuMs,
       mariadbTicks: cpuTicks(mariadbPid),
       redisTicks: cpuTicks(redisPid),
       machineTicks: machineBusyTicks(),
@@ -499,7 +488,7 @@ async function benchOn(url: string, loadBefore: number[], cleanup: Array<() => P
   // The feed and the probe first: stopping the instances under them would count as failed calls.
   probing = false;
   await Promise.all(probes);
-  for (const feed of feeds) await feed.stop();
+  await feed.stop();
   for (const instance of instances) await instance.stop();
   const logs = await Promise.all(instances.map((instance) => instance.logProblems()));
 
@@ -606,17 +595,6 @@ interface FeedFigures {
   freshMax: number;
   freshSamples: number;
   unseen: number;
-}
-
-function feedCounts(feeds: readonly Feed[]): Counters["feed"] {
-  const sum = (pick: (feed: Feed) => number) => feeds.reduce((n, feed) => n + pick(feed), 0);
-  const values = (record: Record<string, number>) => Object.values(record).reduce((n, v) => n + v, 0);
-  return {
-    calls: sum((f) => f.totals.calls),
-    accepted: sum((f) => f.totals.accepted),
-    failed: sum((f) => values(f.totals.errors)),
-    rejected: sum((f) => values(f.totals.rejected)),
-  };
 }
 
 function feedFigures(log: FeedLog, before: Counters, after: Counters, seconds: number): FeedFigures {
