@@ -30,8 +30,9 @@ import { createDatabase, dropDatabase } from "../src/store/database.js";
 import { ensureLocalServer } from "../src/store/local-server.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
+import { BIN } from "../test/support/cli.js";
 import { freePort } from "../test/support/ports.js";
-import { BIN, serverNodeFlags } from "./server-node-flags.js";
+import { serverNodeFlags } from "./server-node-flags.js";
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 20);

@@ -2,9 +2,7 @@
 // a server a bench starts in a process of its own runs as `npx race-api serve` does.
 
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-
-export const BIN = fileURLToPath(new URL("../bin/race-api.js", import.meta.url));
+import { BIN } from "../test/support/cli.js";
 
 /** `#!/usr/bin/env -S node --max-semi-space-size=64` -> ["--max-semi-space-size=64"]. */
 export function serverNodeFlags(): string[] {

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const BIN = fileURLToPath(new URL("../../bin/race-api.js", import.meta.url));
+export const BIN = fileURLToPath(new URL("../../bin/race-api.js", import.meta.url));
 
 export interface Finished {
   code: number | null;
