@@ -15,7 +15,12 @@ import type { ReadPools } from "../store/read-replica.js";
 export const RACE_MAX_AGE_MS = 2000;
 
 export class RaceDirectory {
-  private readonly races = new SharedRead<{ race: RaceRecord | null }>({ name: "race_visibility", ttlMs: RACE_MAX_AGE_MS, max: 10_000 });
+  private readonly races = new SharedRead<{ race: RaceRecord | null }>({
+    name: "race_visibility",
+    ttlMs: RACE_MAX_AGE_MS,
+    max: 10_000,
+    refreshAhead: true,
+  });
 
   constructor(private readonly reads: ReadPools) {}
 
