@@ -1,7 +1,6 @@
 // What the guard knows of each API client, re-read from the database at most every
 // 5 seconds: a disable, expiry, allowlist, scope change or secret rotation made on
-// any instance bites everywhere within 5 s, at about one query per busy client per 4 s
-// (read again ahead, at 70-90% of its 5 s: shared-read.ts).
+// any instance bites everywhere within 5 s, at one query per client per 5 s.
 
 import { SharedRead } from "../shared-read.js";
 import { findClientState, type ClientState } from "../store/clients.js";

@@ -11,7 +11,7 @@ import { ApiError } from "../errors/api-error.js";
 import { findRace, type RaceRecord } from "../store/races.js";
 import type { ReadPools } from "../store/read-replica.js";
 
-/** A race's record is never older than this when used: sharing, delay and group states change rarely. */
+/** Races are re-read at most this often: sharing, delay and group states change rarely. */
 export const RACE_MAX_AGE_MS = 2000;
 
 export class RaceDirectory {

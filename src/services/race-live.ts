@@ -1,5 +1,5 @@
 // RaceLiveService.GetRaceLive: the live race feed. Visibility, guard and rate limit
-// are decided per request; the answer itself is one shared read per race, never older than 2 s,
+// are decided per request; the answer itself is one shared read per race per 2 s,
 // cut once at dataAsOf (now minus the event's delay) and returned as the same message
 // object to every caller, so the gateway serialises, hashes and compresses it once.
 
@@ -38,7 +38,7 @@ export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveS
   // Races polled within the last 2 s; a few hundred live at once is a busy day.
   const reads = new SharedRead<LiveRead>({ name: "live", ttlMs: LIVE_MAX_AGE_MS, max: 1000, refreshAhead: true });
   const current = (race: RaceRecord) => reads.get(race.uuid, () => readRaceLive(deps.reads.pool(), race, Date.now()));
-  // Watchers read through the same shared read as pollers: one read per race per 1.4-1.8 s in all.
+  // Watchers read through the same shared read as pollers: one read per race per 2 s in all.
   const feeds = new Feeds<GetRaceLiveResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
   return {
     getRaceLive: guarded(deps, RaceLiveService.method.getRaceLive, async (request, caller, context) => {
