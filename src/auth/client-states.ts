@@ -21,7 +21,6 @@ export class ClientStates {
     name: "client_state",
     ttlMs: CLIENT_STATE_MAX_AGE_MS,
     max: 100_000,
-    refreshAhead: true,
   });
 
   constructor(private readonly pool: Pool) {}

@@ -89,7 +89,6 @@ export class KnownOrigins {
     name: "known_origins",
     ttlMs: CLIENT_STATE_MAX_AGE_MS,
     max: 1,
-    refreshAhead: true,
   });
 
   constructor(private readonly pool: Pool) {}

@@ -15,12 +15,7 @@ import type { ReadPools } from "../store/read-replica.js";
 export const RACE_MAX_AGE_MS = 2000;
 
 export class RaceDirectory {
-  private readonly races = new SharedRead<{ race: RaceRecord | null }>({
-    name: "race_visibility",
-    ttlMs: RACE_MAX_AGE_MS,
-    max: 10_000,
-    refreshAhead: true,
-  });
+  private readonly races = new SharedRead<{ race: RaceRecord | null }>({ name: "race_visibility", ttlMs: RACE_MAX_AGE_MS, max: 10_000 });
 
   constructor(private readonly reads: ReadPools) {}
 

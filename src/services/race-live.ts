@@ -36,7 +36,7 @@ interface LiveRead {
 
 export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveService> {
   // Races polled within the last 2 s; a few hundred live at once is a busy day.
-  const reads = new SharedRead<LiveRead>({ name: "live", ttlMs: LIVE_MAX_AGE_MS, max: 1000, refreshAhead: true });
+  const reads = new SharedRead<LiveRead>({ name: "live", ttlMs: LIVE_MAX_AGE_MS, max: 1000 });
   const current = (race: RaceRecord) => reads.get(race.uuid, () => readRaceLive(deps.reads.pool(), race, Date.now()));
   // Watchers read through the same shared read as pollers: one read per race per 2 s in all.
   const feeds = new Feeds<GetRaceLiveResponse>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
