@@ -120,6 +120,7 @@ async function connect(url: string, timeoutMs: number, onRedisError: (error: unk
     commandTimeout: timeoutMs,
     // Every count made in one turn of the event loop goes out in one write: under load one
     // write a request was a sizeable part of a request's cost (commandTimeout still holds per command).
+    // One pipeline at a time: a count made while one is in flight waits for it, so up to two timeouts.
     enableAutoPipelining: true,
     connectTimeout: Math.max(timeoutMs, 2000),
     lazyConnect: true,
