@@ -6,9 +6,10 @@
 // instead: callers stay limited (per instance) and never see a 500 because of Redis.
 
 import { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterMemory } from "rate-limiter-flexible";
 import { ApiError } from "../errors/api-error.js";
 import { BUCKETS, rateLimitHeaders, standing, WINDOW_SECONDS, type Bucket, type LimitResult } from "./policy.js";
+import { type Count, RedisCounts } from "./redis-counts.js";
 import { rateLimited } from "../telemetry/metrics.js";
 
 export interface RateLimitsOptions {
@@ -27,14 +28,11 @@ export interface RateLimitsOptions {
 // counter (a budget nobody reaches) and `consume` compares the count with the caller's limit.
 const UNREACHABLE_POINTS = Number.MAX_SAFE_INTEGER;
 
-interface Counter {
-  redis: RateLimiterRedis | null;
-  memory: RateLimiterMemory;
-}
-
 export class RateLimits {
   private constructor(
-    private readonly counters: Record<Bucket, Counter>,
+    private readonly memory: Record<Bucket, RateLimiterMemory>,
+    private readonly redis: RedisCounts | null,
+    private readonly keyPrefix: string,
     private readonly windowSeconds: number,
     private readonly client: Redis | null,
     private readonly onRedisError: (error: unknown) => void,
@@ -49,22 +47,17 @@ export class RateLimits {
     const onRedisError = options.onRedisError ?? (() => {});
     const client = options.redisUrl ? await connect(options.redisUrl, options.redisTimeoutMs ?? 500, onRedisError) : null;
 
-    const counters = {} as Record<Bucket, Counter>;
-    for (const bucket of BUCKETS) {
-      const limiterOptions = { points: UNREACHABLE_POINTS, duration: windowSeconds, keyPrefix: `${keyPrefix}:ratelimit:${bucket}` };
-      counters[bucket] = {
-        redis: client ? new RateLimiterRedis({ ...limiterOptions, storeClient: client, rejectIfRedisNotReady: true }) : null,
-        memory: new RateLimiterMemory(limiterOptions),
-      };
-    }
-    return new RateLimits(counters, windowSeconds, client, onRedisError);
+    const memory = {} as Record<Bucket, RateLimiterMemory>;
+    for (const bucket of BUCKETS) memory[bucket] = new RateLimiterMemory({ points: UNREACHABLE_POINTS, duration: windowSeconds });
+    const redis = client ? new RedisCounts(client, windowSeconds) : null;
+    return new RateLimits(memory, redis, keyPrefix, windowSeconds, client, onRedisError);
   }
 
   /** Counts one call of `key` in `bucket` and says whether it fits in `limit` per minute (policy.ts). */
   async consume(bucket: Bucket, key: string, limit: number): Promise<LimitResult> {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-    const counted = await this.count(bucket, key);
-    return standing(bucket, limit, counted.consumedPoints, counted.msBeforeNext, this.windowSeconds);
+    const counted = this.redis ? await this.countInRedis(this.redis, bucket, key) : await this.countInMemory(bucket, key);
+    return standing(bucket, limit, counted.consumed, counted.msBeforeNext, this.windowSeconds);
   }
 
   /**
@@ -93,21 +86,18 @@ export class RateLimits {
     }
   }
 
-  private count(bucket: Bucket, key: string): Promise<RateLimiterRes> {
-    const counter = this.counters[bucket];
-    // Without Redis the memory counter's own promise is returned as it is: no async frame per call.
-    return counter.redis ? this.countInRedis(counter.redis, counter.memory, key) : counter.memory.consume(key);
-  }
-
-  private async countInRedis(redis: RateLimiterRedis, memory: RateLimiterMemory, key: string): Promise<RateLimiterRes> {
-    // Written out rather than with the library's `insuranceLimiter` option, which
-    // falls back just the same but swallows the error we must report.
+  private async countInRedis(redis: RedisCounts, bucket: Bucket, key: string): Promise<Count> {
     try {
-      return await redis.consume(key);
+      return await redis.count(`${this.keyPrefix}:ratelimit:${bucket}:${key}`);
     } catch (error) {
       this.onRedisError(error);
     }
-    return memory.consume(key);
+    return this.countInMemory(bucket, key);
+  }
+
+  private async countInMemory(bucket: Bucket, key: string): Promise<Count> {
+    const counted = await this.memory[bucket].consume(key);
+    return { consumed: counted.consumedPoints, msBeforeNext: counted.msBeforeNext };
   }
 }
 
@@ -118,10 +108,7 @@ async function connect(url: string, timeoutMs: number, onRedisError: (error: unk
     // An increment in flight when the connection dropped was already counted in memory.
     autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs,
-    // Every count made in one turn of the event loop goes out in one write: under load one
-    // write a request was a sizeable part of a request's cost (commandTimeout still holds per command).
-    // One pipeline at a time: a count made while one is in flight waits for it, so up to two timeouts.
-    enableAutoPipelining: true,
+    // A turn's counts are batched by RedisCounts, which does not wait for the previous batch.
     connectTimeout: Math.max(timeoutMs, 2000),
     lazyConnect: true,
   });

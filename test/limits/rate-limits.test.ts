@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { createServer, connect as tcpConnect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateLimitHeaders, type Bucket, type LimitResult } from "../../src/limits/policy.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
@@ -121,6 +122,29 @@ describe("rate limits in Redis", () => {
     expect(errors).toEqual([]);
   });
 
+  it("sends a turn's counts in one write, and the next turn's without waiting for the answer", async () => {
+    const relay = await startRelay(redis.port);
+    try {
+      // A timeout longer than the test waits: the held answers must not turn into memory counts.
+      const a = await open({ redisUrl: relay.url, redisTimeoutMs: 30_000 });
+      const key = randomUUID();
+      await a.consume("general", key, 100); // loads the script
+      relay.holdAnswers();
+      const writesBefore = relay.writes.length;
+      const first = [1, 2, 3, 4, 5].map(() => a.consume("general", key, 100));
+      await until(() => relay.writes.length > writesBefore);
+      const later = new Promise<LimitResult>((resolve) => setTimeout(() => resolve(a.consume("general", key, 100)), 50));
+      // Redis has not answered the first write, yet the next turn's count reaches it.
+      await until(() => relay.writes.length > writesBefore + 1);
+      expect(relay.writes.slice(writesBefore).map(countCalls)).toEqual([5, 1]);
+      relay.releaseAnswers();
+      const results = await Promise.all([...first, later]);
+      expect(results.map((r) => r.remaining)).toEqual([98, 97, 96, 95, 94, 93]);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it("keeps buckets and key prefixes apart", async () => {
     const a = await open();
     const b = await open({ keyPrefix: `other-${randomUUID()}` });
@@ -211,3 +235,51 @@ describe("rate limits in Redis", () => {
     expect(await third.consume("general", after, 3)).toMatchObject({ allowed: false, remaining: 0 });
   });
 });
+
+const until = async (condition: () => boolean): Promise<void> => {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for the relay");
+    await sleep(5);
+  }
+};
+
+/** The number of script calls in one write of the client (each is an EVALSHA). */
+const countCalls = (write: string): number => write.split(/evalsha/i).length - 1;
+
+/** A TCP relay to Redis that records the client's writes and can hold Redis's answers back. */
+async function startRelay(redisPort: number) {
+  const writes: string[] = [];
+  const sockets: Socket[] = [];
+  let held: Buffer[] | null = null;
+  let toClient: Socket | null = null;
+  const server: Server = createServer((client) => {
+    const upstream = tcpConnect(redisPort, "127.0.0.1");
+    sockets.push(client, upstream);
+    toClient = client;
+    client.on("data", (chunk) => {
+      writes.push(chunk.toString("latin1"));
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => (held ? held.push(chunk) : client.write(chunk)));
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    writes,
+    holdAnswers: () => {
+      held = [];
+    },
+    releaseAnswers: () => {
+      for (const chunk of held ?? []) toClient?.write(chunk);
+      held = null;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -245,8 +245,7 @@ describe("Redis stops under two instances", () => {
     await redis.start();
     await within(10_000, expectShared, 300);
 
-    // Redis hangs (SIGSTOP): a count waits for the pipeline in flight, then its own, each
-    // cut at the 500 ms command timeout (1 s at most), then counts in memory.
+    // Redis hangs (SIGSTOP): each count is cut at the 500 ms command timeout, then counts in memory.
     await redis.pause();
     const pausedAt = Date.now();
     await sleep(3500);
