@@ -34,7 +34,6 @@ export class RateLimits {
     private readonly redis: RedisCounts | null,
     private readonly keyPrefix: string,
     private readonly windowSeconds: number,
-    private readonly client: Redis | null,
     private readonly onRedisError: (error: unknown) => void,
   ) {}
 
@@ -50,7 +49,7 @@ export class RateLimits {
     const memory = {} as Record<Bucket, RateLimiterMemory>;
     for (const bucket of BUCKETS) memory[bucket] = new RateLimiterMemory({ points: UNREACHABLE_POINTS, duration: windowSeconds });
     const redis = client ? new RedisCounts(client, windowSeconds) : null;
-    return new RateLimits(memory, redis, keyPrefix, windowSeconds, client, onRedisError);
+    return new RateLimits(memory, redis, keyPrefix, windowSeconds, onRedisError);
   }
 
   /** Counts one call of `key` in `bucket` and says whether it fits in `limit` per minute (policy.ts). */
@@ -76,14 +75,7 @@ export class RateLimits {
 
   /** Quits the Redis connection, if any. */
   async close(): Promise<void> {
-    if (!this.client) return;
-    try {
-      await this.client.quit();
-    } catch {
-      // Not connected (Redis down): there is nothing to say goodbye to.
-    } finally {
-      this.client.disconnect();
-    }
+    await this.redis?.close();
   }
 
   private async countInRedis(redis: RedisCounts, bucket: Bucket, key: string): Promise<Count> {

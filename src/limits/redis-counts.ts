@@ -56,6 +56,17 @@ export class RedisCounts {
     });
   }
 
+  /** Quits the connection. */
+  async close(): Promise<void> {
+    try {
+      await this.client.quit();
+    } catch {
+      // Not connected (Redis down): there is nothing to say goodbye to.
+    } finally {
+      this.client.disconnect();
+    }
+  }
+
   private send(): void {
     const batch = this.pending;
     this.pending = [];

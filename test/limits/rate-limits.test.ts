@@ -3,6 +3,7 @@ import { createServer, connect as tcpConnect, type Server, type Socket } from "n
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateLimitHeaders, type Bucket, type LimitResult } from "../../src/limits/policy.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
+import { within } from "../support/load.js";
 import { ensureRedisServer, type RedisServer } from "../support/redis.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -132,10 +133,10 @@ describe("rate limits in Redis", () => {
       relay.holdAnswers();
       const writesBefore = relay.writes.length;
       const first = [1, 2, 3, 4, 5].map(() => a.consume("general", key, 100));
-      await until(() => relay.writes.length > writesBefore);
+      await within(5000, async () => expect(relay.writes.length).toBeGreaterThan(writesBefore), 5);
       const later = new Promise<LimitResult>((resolve) => setTimeout(() => resolve(a.consume("general", key, 100)), 50));
       // Redis has not answered the first write, yet the next turn's count reaches it.
-      await until(() => relay.writes.length > writesBefore + 1);
+      await within(5000, async () => expect(relay.writes.length).toBeGreaterThan(writesBefore + 1), 5);
       expect(relay.writes.slice(writesBefore).map(countCalls)).toEqual([5, 1]);
       relay.releaseAnswers();
       const results = await Promise.all([...first, later]);
@@ -235,14 +236,6 @@ describe("rate limits in Redis", () => {
     expect(await third.consume("general", after, 3)).toMatchObject({ allowed: false, remaining: 0 });
   });
 });
-
-const until = async (condition: () => boolean): Promise<void> => {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for the relay");
-    await sleep(5);
-  }
-};
 
 /** The number of script calls in one write of the client (each is an EVALSHA). */
 const countCalls = (write: string): number => write.split(/evalsha/i).length - 1;
