@@ -7,7 +7,9 @@
 const settings = new URLSearchParams(location.hash.slice(1));
 const api = (settings.get("api") || location.origin).replace(/\/+$/, "");
 const raceId = settings.get("race") || "";
-const token = settings.get("token") || "";
+const tokenUrl = settings.get("tokenUrl");
+const clientId = settings.get("client");
+const clientSecret = settings.get("secret");
 const lang = settings.get("lang") || "en";
 const groupId = settings.get("group");
 if (settings.get("bg") === "transparent") document.documentElement.classList.add("transparent");
@@ -34,6 +36,55 @@ const PALETTE = [
 ];
 
 // ---------------------------------------------------------------------------------
+// Tokens. A token lasts an hour, and a broadcast lasts longer: a page that knows where
+// to get tokens (its own site's tokenUrl, or a read-only client's credentials) fetches
+// a new one whenever the API refuses the one it holds (expired, or its key retired).
+// A page given only a token says so once it stops working.
+// ---------------------------------------------------------------------------------
+
+let token = settings.get("token") || "";
+let renewal = null; // the token request in flight, shared by both streams
+const canRenew = Boolean(tokenUrl || (clientId && clientSecret));
+
+/** The token to send: the one held, or a new one when that is the token the API just refused. */
+async function currentToken(refused) {
+  if (token && token !== refused) return token;
+  if (!canRenew) throw new TokenProblem("API_TOKEN_INVALID: the token has expired or was revoked; open the page with a new one");
+  renewal ??= fetchToken().finally(() => {
+    renewal = null;
+  });
+  return renewal;
+}
+
+/** From the page's own site (which keeps the secret), or from the API's token endpoint. */
+async function fetchToken() {
+  const response = tokenUrl
+    ? await fetch(tokenUrl, { cache: "no-store" })
+    : await fetch(`${api}/api/v1/oauth/token`, {
+        method: "POST",
+        // A form body and no Authorization header: a simple CORS request, no preflight.
+        body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
+      });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok || typeof answer.access_token !== "string") {
+    const code = answer.code || answer.error || `HTTP ${response.status}`;
+    // Wrong credentials stay wrong; a busy or unavailable endpoint says when to ask again.
+    if (response.status === 400 || response.status === 401) throw new TokenProblem(`${code}: check the page's token settings`);
+    throw new TokenProblem(`${code}: asking for a token again`, Number(response.headers.get("retry-after")) || 5);
+  }
+  token = answer.access_token;
+  return token;
+}
+
+class TokenProblem extends Error {
+  /** `retryAfter` seconds when asking again may help; undefined when it will not. */
+  constructor(message, retryAfter) {
+    super(message);
+    this.retryAfter = retryAfter;
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // Streams: fetch with a streaming body reader, since EventSource cannot send the
 // token in a header. After a drop, reconnect with the last event id seen: the server
 // then sends only what is newer. 429/503 say how long to wait (Retry-After).
@@ -41,32 +92,42 @@ const PALETTE = [
 
 async function follow(path, onEvent) {
   let lastEventId = null;
+  let refused = null; // the last token the API refused: the next attempt takes a new one
   for (;;) {
     let waitSeconds = 1;
     try {
-      const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
+      const bearer = await currentToken(refused);
+      const headers = { authorization: `Bearer ${bearer}`, accept: "text/event-stream" };
       if (lastEventId) headers["last-event-id"] = lastEventId;
       const response = await fetch(`${api}${path}`, { headers, cache: "no-store" });
       if (!response.ok) {
         const problem = await response.json().catch(() => ({}));
         const code = problem.code || `HTTP ${response.status}`;
-        // A missing, expired or refused token, or an unknown race: reconnecting will not help.
-        if (response.status === 401 || response.status === 403 || response.status === 404)
+        if (code === "API_TOKEN_INVALID") {
+          refused = bearer; // the next attempt, a second from now, takes a new token
+        } else if (response.status === 401 || response.status === 403 || response.status === 404) {
+          // A refused client or scope, or an unknown race: reconnecting will not help.
           return showStatus(`${code}: check the token and race in the URL`);
-        showStatus(`${code}: retrying`);
-        waitSeconds = Number(response.headers.get("retry-after")) || 5;
+        } else {
+          showStatus(`${code}: retrying`);
+          waitSeconds = Number(response.headers.get("retry-after")) || 5;
+        }
       } else {
         showStatus(null);
         await readEvents(response.body, (event) => {
           if (event.id !== undefined) lastEventId = event.id;
-          if (event.event === "error") showStatus(JSON.parse(event.data).code);
-          else onEvent(JSON.parse(event.data));
+          if (event.event !== "error") return onEvent(JSON.parse(event.data));
+          const { code } = JSON.parse(event.data);
+          // The token expired while the stream was open: carry on from lastEventId with a new one.
+          if (code === "API_TOKEN_INVALID") refused = bearer;
+          else showStatus(code);
         });
       }
-    } catch {
+    } catch (error) {
+      if (error instanceof TokenProblem && error.retryAfter === undefined) return showStatus(error.message);
       // The network dropped, the server restarted, or CORS refused this page's origin.
-      showStatus(`Cannot reach ${api}: reconnecting`);
-      waitSeconds = 2;
+      showStatus(error instanceof TokenProblem ? error.message : `Cannot reach ${api}: reconnecting`);
+      waitSeconds = error.retryAfter || 2;
     }
     await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
   }
@@ -207,7 +268,7 @@ async function seedTrails(startGroupId, dataAsOf) {
   const query = new URLSearchParams({ startGroupId, since });
   try {
     const response = await fetch(`${api}/api/v1/races/${encodeURIComponent(raceId)}/track?${query}`, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${await currentToken(null)}` },
     });
     if (!response.ok) return; // trails then grow from the stream alone
     const page = await response.json();
@@ -311,8 +372,8 @@ function showStatus(message) {
   $("status").textContent = message || "";
 }
 
-if (!raceId || !token) {
-  showStatus("Open this page as /overlay/#race=RACE_ID&token=ACCESS_TOKEN");
+if (!raceId || !(token || canRenew)) {
+  showStatus("Open this page as /overlay/#race=RACE_ID&token=ACCESS_TOKEN (or &tokenUrl=URL, or &client=ID&secret=SECRET)");
 } else {
   const race = encodeURIComponent(raceId);
   follow(`/api/v1/races/${race}/live/stream`, onLive);

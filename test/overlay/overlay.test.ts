@@ -5,27 +5,25 @@
 // asked for, from the streams alone; nothing fetched from anywhere else, no console
 // errors; a screenshot to look at. The same page on an origin nobody allowed gets no grant.
 
-import { mkdirSync, readFileSync, statSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { mkdirSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { simulateScenario, sliceScenario } from "../../src/sim/index.js";
-import { bearer, CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
+import { bearer, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { launchChromium } from "../support/chromium.js";
 import { useFreshDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
+import { overlayScenario, type Site, staticSite } from "./overlay-site.js";
 
 const OUT_DIR = fileURLToPath(new URL("../out/", import.meta.url));
 const SCREENSHOT = `${OUT_DIR}overlay.png`;
-const OVERLAY_DIR = new URL("../../src/overlay/", import.meta.url);
 const DELAY_SECONDS = 30;
 
 const db = useFreshDatabase();
 let api: Api;
 let browser: Browser;
-let clubSite: { server: Server; origin: string };
-let stranger: { server: Server; origin: string };
+let clubSite: Site;
+let stranger: Site;
 let token: string;
 let raceId: string;
 
@@ -33,44 +31,12 @@ type LiveJson = {
   startGroups: Array<{ state: string; boats: unknown[]; liveOrder: unknown[] | null; course: Array<{ marks: unknown[] }> }>;
 };
 
-/** A plain web server with a copy of the overlay's three files, as a club would host them. */
-async function staticSite(port: number): Promise<{ server: Server; origin: string }> {
-  const files: Record<string, [string, string]> = {
-    "/": ["index.html", "text/html"],
-    "/overlay.js": ["overlay.js", "text/javascript"],
-    "/overlay.css": ["overlay.css", "text/css"],
-  };
-  const server = createServer((request, response) => {
-    const file = files[new URL(request.url ?? "/", "http://x").pathname];
-    if (!file) return void response.writeHead(404).end();
-    response.writeHead(200, { "content-type": file[1] }).end(readFileSync(new URL(file[0], OVERLAY_DIR)));
-  });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${port}` };
-}
-
 beforeAll(async () => {
   clubSite = await staticSite(await freePort());
   stranger = await staticSite(await freePort());
-  const scenario = identityScenario();
-  scenario.clients.find((client) => client.clientId === "overlay")!.allowedOrigins = [clubSite.origin];
-  const now = Date.now();
-  const race = sliceScenario(
-    simulateScenario({
-      seed: "overlay",
-      gunMs: now - 14 * 60_000,
-      startGroups: 1,
-      boatsPerGroup: 9,
-      laps: 2,
-      legLengthM: 700,
-      delaySeconds: DELAY_SECONDS,
-    }),
-    null,
-    now,
-  );
-  scenario.events = race.events.map((event) => ({ ...event, clubId: CLUB }));
-  raceId = scenario.events[0]!.races[0]!.id;
-  await seedIdentities(db, scenario);
+  const seeded = overlayScenario([clubSite.origin], DELAY_SECONDS);
+  raceId = seeded.raceId;
+  await seedIdentities(db, seeded.scenario);
   browser = await launchChromium((message) => console.log(`[chromium] ${message}`));
   api = await startApi(db);
   token = await tokenFor(api.url, "overlay");
