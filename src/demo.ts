@@ -110,6 +110,8 @@ Race tracking API demo is running. Ctrl-C stops it.
 Overlay (a browser, or an OBS/vMix browser source at 1920x1080; the token in the
 fragment lasts an hour and never reaches a server log; lang= any of en de fr es it nb tr ru el):
   ${httpUrl}${OVERLAY_PATH}#race=${liveRace.id}&lang=en&token=${overlayToken}
+or, to run past the hour (the page fetches its own tokens as ${DEMO_CLIENT_ID}):
+  ${httpUrl}${OVERLAY_PATH}#race=${liveRace.id}&lang=en&client=${DEMO_CLIENT_ID}&secret=${clientSecret}
 
 Try:
   TOKEN=$(curl -s -u ${DEMO_CLIENT_ID}:${clientSecret} -d grant_type=client_credentials ${httpUrl}/api/v1/oauth/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')

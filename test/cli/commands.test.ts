@@ -99,6 +99,10 @@ describe("race-api demo", () => {
     expect(
       (await fetch(`${httpUrl}/api/v1/races/${raceId}/live`, { headers: { authorization: `Bearer ${fragment.get("token")}` } })).status,
     ).toBe(200);
+    // And one for a page that runs past the token's hour: it fetches its own tokens as the demo client.
+    const [, renewingUrl] = await demo.waitFor(/^\s+(http:\/\/\S+\/overlay\/#\S+&client=\S+)$/m);
+    const renewing = new URLSearchParams(new URL(renewingUrl!).hash.slice(1));
+    expect([renewing.get("race"), renewing.get("client"), renewing.get("secret")]).toEqual([raceId, "demo-overlay", clientSecret]);
 
     const [groups] = await db.pool.query<RowDataPacket[]>(
       "SELECT g.id, COUNT(DISTINCT m.entry_id) AS boats FROM start_groups g JOIN races r ON r.id = g.race_id JOIN start_group_entries m ON m.start_group_id = g.id WHERE r.uuid = ? GROUP BY g.id",
