@@ -11,7 +11,7 @@ import { countVisibleEvents, visibleEvents, type EventDetailRecord, type EventRe
 import type { ReadPools } from "../store/read-replica.js";
 import { visibleEvent } from "./event-access.js";
 import { guarded, type GuardedDeps } from "./guarded.js";
-import { STORED_STATES } from "./start-group-states.js";
+import { STATE_ENUMS } from "../enum-words.js";
 
 export function eventService(deps: GuardedDeps & { reads: ReadPools }): ServiceImpl<typeof EventService> {
   return {
@@ -53,7 +53,7 @@ function eventLiveMessage(event: EventDetailRecord) {
       startGroups: race.startGroups.map((group) => ({
         startGroupId: group.uuid,
         name: group.name,
-        state: STORED_STATES[group.state],
+        state: STATE_ENUMS[group.state],
         startTimeUtc: group.gunMs === null ? undefined : timestampFromMs(group.gunMs),
         finishTimeUtc: group.finishMs === null ? undefined : timestampFromMs(group.finishMs),
       })),

@@ -13,13 +13,13 @@ import type {
   UpdateRaceRequest,
   UpdateStartGroupRequest,
 } from "../../gen/racing/v1/ingest_pb.js";
-import { CourseStepKind, IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
+import { IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
 import { settledEdge } from "../domain/track-window.js";
+import { STATE_ENUMS, STEP_KIND_ENUMS, wordOf } from "../enum-words.js";
 import { ApiError } from "../errors/api-error.js";
-import type { CourseStepKind as StoredStepKind, StartGroupState as StoredState } from "../domain/scenario.js";
 import { hasFixBetween } from "../store/fixes.js";
 import {
   groupEntries,
@@ -88,7 +88,11 @@ export async function writeFinish(pool: Pool, caller: Caller, request: RecordFin
 
 export async function writeStartGroup(pool: Pool, caller: Caller, request: UpdateStartGroupRequest): Promise<{ changed: boolean }> {
   const change: StartGroupChange = {};
-  if (request.state !== StartGroupState.UNSPECIFIED) change.state = storedState(request.state);
+  if (request.state !== StartGroupState.UNSPECIFIED) {
+    const state = wordOf(STATE_ENUMS, request.state);
+    if (state === undefined) throw invalid("state");
+    change.state = state;
+  }
   if (request.clearStartTime && request.startTimeUtc) throw invalid("startTimeUtc");
   if (request.clearFinishTime && request.finishTimeUtc) throw invalid("finishTimeUtc");
   if (request.startTimeUtc) change.gunMs = anyTime(request.startTimeUtc, "startTimeUtc");
@@ -112,7 +116,8 @@ export async function writeCourse(pool: Pool, caller: Caller, request: SetCourse
   if (request.version < 1) throw invalid("version");
   if (request.steps.length === 0 || request.steps.length > MAX_STEPS) throw invalid("steps");
   const steps = request.steps.map((step, i) => {
-    const kind = storedStepKind(step.kind, `steps[${i}].kind`);
+    const kind = wordOf(STEP_KIND_ENUMS, step.kind);
+    if (kind === undefined) throw invalid(`steps[${i}].kind`);
     if (step.marks.length !== (kind === "mark" ? 1 : 2)) throw invalid(`steps[${i}].marks`);
     if (step.label !== undefined && (step.label.length === 0 || step.label.length > 100)) throw invalid(`steps[${i}].label`);
     const marks = step.marks.map((mark, k) => {
@@ -221,36 +226,4 @@ function entriesOfRows(conn: Connection, startGroupId: number, rows: readonly { 
 function reading(outcome: ReadingWrite, key: string): boolean {
   if (outcome === "conflict") throw new ApiError("INGEST_CONFLICT", { name: key });
   return outcome === "duplicate";
-}
-
-function storedState(state: StartGroupState): StoredState {
-  switch (state) {
-    case StartGroupState.SCHEDULED:
-      return "Scheduled";
-    case StartGroupState.STARTED:
-      return "Started";
-    case StartGroupState.FINISHED:
-      return "Finished";
-    case StartGroupState.POSTPONED:
-      return "Postponed";
-    case StartGroupState.ABANDONED:
-      return "Abandoned";
-    default:
-      throw invalid("state");
-  }
-}
-
-function storedStepKind(kind: CourseStepKind, name: string): StoredStepKind {
-  switch (kind) {
-    case CourseStepKind.START:
-      return "start";
-    case CourseStepKind.MARK:
-      return "mark";
-    case CourseStepKind.GATE:
-      return "gate";
-    case CourseStepKind.FINISH:
-      return "finish";
-    default:
-      throw invalid(name);
-  }
 }

@@ -23,7 +23,7 @@ import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import { FEED_ASK_EVERY_MS, Feeds } from "./feeds.js";
 import { guarded } from "./guarded.js";
 import { guardedStream } from "./guarded-stream.js";
-import { STORED_STATES } from "./start-group-states.js";
+import { STATE_ENUMS } from "../enum-words.js";
 import type { ServiceDeps } from "./deps.js";
 import { SharedRead } from "../shared-read.js";
 import { DATA_AS_OF_HEADER, LIVE_CACHE_CONTROL, LIVE_MAX_AGE_MS } from "../cache-policy.js";
@@ -186,7 +186,7 @@ function liveOrderRows(order: LiveOrderRecord, finishes: Map<string, number>) {
  * are shown as stored.
  */
 function stateAsOf(group: StartGroupRecord, asOf: number): StartGroupState {
-  const stored = STORED_STATES[group.state];
+  const stored = STATE_ENUMS[group.state];
   if (stored !== StartGroupState.STARTED && stored !== StartGroupState.FINISHED) return stored;
   if (group.gunMs !== null && group.gunMs > asOf) return StartGroupState.SCHEDULED;
   if (stored === StartGroupState.FINISHED && group.finishMs !== null && group.finishMs > asOf) return StartGroupState.STARTED;

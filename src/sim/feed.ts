@@ -7,9 +7,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import {
-  CourseStepKind,
   FixRejectionReason,
   IngestResultStatus,
   type AppendFixesRequestSchema,
@@ -18,6 +16,7 @@ import {
   type IngestService,
 } from "../../gen/racing/v1/ingest_pb.js";
 import { MAX_FIXES_PER_BATCH } from "../domain/fix-rules.js";
+import { STATE_ENUMS, STEP_KIND_ENUMS } from "../enum-words.js";
 import type { Scenario, StartGroup, StartGroupState as GroupState, Track } from "../domain/scenario.js";
 import { sliceScenario } from "./slice.js";
 
@@ -101,7 +100,7 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
           version: course.version,
           appliedFromUtc: timestampFromMs(Date.parse(course.appliedFromUtc)),
           steps: course.steps.map((step) => ({
-            kind: STEP_KINDS[step.kind],
+            kind: STEP_KIND_ENUMS[step.kind],
             ...(step.label ? { label: step.label } : {}),
             marks: step.marks.map((mark) => ({ key: mark.key, lat: mark.lat, lon: mark.lon })),
           })),
@@ -161,7 +160,7 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
       await call(() =>
         client.updateStartGroup({
           ...ids,
-          state: STATES[group.state],
+          state: STATE_ENUMS[group.state],
           ...(finishTimeUtc === null ? { clearFinishTime: true } : { finishTimeUtc: timestampFromMs(Date.parse(finishTimeUtc)) }),
         }),
       );
@@ -283,18 +282,3 @@ function boatFixes(track: Track, from: number, to: number): MessageInitShape<typ
     accuracyM: column(track.accuracyM),
   };
 }
-
-const STATES: Record<GroupState, StartGroupState> = {
-  Scheduled: StartGroupState.SCHEDULED,
-  Started: StartGroupState.STARTED,
-  Finished: StartGroupState.FINISHED,
-  Postponed: StartGroupState.POSTPONED,
-  Abandoned: StartGroupState.ABANDONED,
-};
-
-const STEP_KINDS = {
-  start: CourseStepKind.START,
-  mark: CourseStepKind.MARK,
-  gate: CourseStepKind.GATE,
-  finish: CourseStepKind.FINISH,
-} as const;

@@ -236,6 +236,7 @@ describe("SetCourse", () => {
     ["no steps", { steps: [] }, "steps"],
     ["a mark step with two marks", { steps: [{ kind: CourseStepKind.MARK, marks: steps[0]!.marks }] }, "steps[0].marks"],
     ["a step of no kind", { steps: [{ kind: CourseStepKind.UNSPECIFIED, marks: [] }] }, "steps[0].kind"],
+    ["a step of an unknown kind", { steps: [steps[0]!, { kind: 42 as CourseStepKind, marks: [] }] }, "steps[1].kind"],
     ["a latitude of 91", { steps: [{ kind: CourseStepKind.MARK, marks: [{ key: "W", lat: 91, lon: 0 }] }] }, "steps[0].marks[0].lat"],
     ["an empty mark key", { steps: [{ kind: CourseStepKind.MARK, marks: [{ key: "", lat: 1, lon: 0 }] }] }, "steps[0].marks[0].key"],
   ])("refuses %s", async (_, change, name) => {
