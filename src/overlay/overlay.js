@@ -58,13 +58,12 @@ async function currentToken(refused) {
 
 /** From the page's own site (which keeps the secret), or from the API's token endpoint. */
 async function fetchToken() {
-  const response = tokenUrl
-    ? await fetch(tokenUrl, { cache: "no-store" })
-    : await fetch(`${api}/api/v1/oauth/token`, {
-        method: "POST",
-        // A form body and no Authorization header: a simple CORS request, no preflight.
-        body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
-      });
+  const url = tokenUrl || `${api}/api/v1/oauth/token`;
+  // To the token endpoint, a form body and no Authorization header: a simple CORS request, no preflight.
+  const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret });
+  const response = await fetch(url, tokenUrl ? { cache: "no-store" } : { method: "POST", body: form }).catch(() => {
+    throw new TokenProblem(`Cannot reach ${url}: asking for a token again`, 2);
+  });
   const answer = await response.json().catch(() => ({}));
   if (!response.ok || typeof answer.access_token !== "string") {
     const code = answer.code || answer.error || `HTTP ${response.status}`;

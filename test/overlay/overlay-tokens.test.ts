@@ -122,8 +122,21 @@ describe("an overlay whose signing key is retired while it runs", () => {
   });
 });
 
-describe("an overlay given a wrong secret", () => {
-  it("says which setting to check and does not ask again", async () => {
+describe("an overlay that cannot get a token", () => {
+  it("from a tokenUrl that does not answer, says so and asks again", async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}/overlay-token`;
+    const page = await browser.newPage();
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      if (request.url() === nobody) asked.push(request.url());
+    });
+    await page.goto(`${site.origin}/#${new URLSearchParams({ api: api.url, race: raceId, tokenUrl: nobody })}`);
+    await page.locator("#status", { hasText: `Cannot reach ${nobody}: asking for a token again` }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => asked.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await page.close();
+  });
+
+  it("given a wrong secret, says which setting to check and does not ask again", async () => {
     const page = await browser.newPage();
     const tokenRequests: string[] = [];
     page.on("request", (request) => {
@@ -137,5 +150,6 @@ describe("an overlay given a wrong secret", () => {
     // One request for the page's three callers (two streams and the trail's track page).
     expect(tokenRequests).toHaveLength(1);
     await expect(page.locator("#boats .boat").count()).resolves.toBe(0);
+    await page.close();
   });
 });
