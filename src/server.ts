@@ -2,8 +2,9 @@
 // (h2c) on GRPC_PORT, both serving the same Connect routes, with one graceful close.
 
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { Server as HttpServer } from "node:http";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { Runtime } from "./runtime.js";
@@ -27,6 +28,7 @@ export async function startServer(
   runtime: Runtime,
 ): Promise<RunningServer> {
   const app = await buildApp(runtime);
+  const connections = trackConnections(app.server);
   await app.listen({ host: config.host, port: config.port });
 
   const sessions = new Set<Http2Session>();
@@ -74,12 +76,39 @@ export async function startServer(
       // whose request was in flight stays open once answered, until the client drops it
       // or Fastify's 72 s keep-alive timeout, and the close waits for it. Close each as
       // soon as it is idle.
-      const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+      const closeIdle = setInterval(() => connections.closeIdle(), 100);
       try {
         await Promise.all([app.close(), grpcClosed, metrics?.close()]);
       } finally {
         clearInterval(closeIdle);
       }
+    },
+  };
+}
+
+/**
+ * The HTTP/1.1 listener's connections, each with its requests not yet answered.
+ * Node's own closeIdleConnections() (Node 20) passes over a connection that has not
+ * sent a request yet, which a client leaves behind (undici opens one after a dropped
+ * fetch stream; browsers preconnect): the close then waited 70 s for it.
+ */
+function trackConnections(server: HttpServer): { closeIdle(): void } {
+  const unanswered = new Map<Socket, number>();
+  server.on("connection", (socket: Socket) => {
+    unanswered.set(socket, 0);
+    socket.once("close", () => unanswered.delete(socket));
+  });
+  server.on("request", (request, response) => {
+    const socket = request.socket;
+    unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
+    response.once("close", () => {
+      const count = unanswered.get(socket);
+      if (count !== undefined) unanswered.set(socket, count - 1);
+    });
+  });
+  return {
+    closeIdle() {
+      for (const [socket, count] of unanswered) if (count === 0) socket.destroy();
     },
   };
 }

@@ -2,6 +2,8 @@
 // probes, and a graceful close.
 
 import type * as grpc from "@grpc/grpc-js";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as reflection from "../gen/grpc/reflection/v1/reflection_pb.js";
 import { GetLiveInsightsRequestSchema, GetLiveInsightsResponseSchema } from "../gen/racing/v1/live_insights_pb.js";
@@ -127,5 +129,17 @@ describe("close", () => {
       () => true,
     );
     expect(grpcGone).toBe(true);
+  });
+
+  it("closes a connection that never sent a request instead of waiting for its keep-alive timeout", async () => {
+    const other = await startServer({ host: "127.0.0.1", port: 0, grpcPort: 0 }, runtime);
+    // As undici leaves after a dropped fetch stream, or a browser's preconnect.
+    const socket = connect(Number(new URL(other.httpUrl).port), "127.0.0.1");
+    socket.on("error", () => {}); // the server may reset it
+    await once(socket, "connect");
+    const closedByServer = once(socket, "close");
+    await other.close();
+    await closedByServer;
+    expect(socket.destroyed).toBe(true);
   });
 });
