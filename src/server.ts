@@ -28,7 +28,7 @@ export async function startServer(
   runtime: Runtime,
 ): Promise<RunningServer> {
   const app = await buildApp(runtime);
-  const connections = trackConnections(app.server);
+  const idle = idleConnections(app.server);
   await app.listen({ host: config.host, port: config.port });
 
   const sessions = new Set<Http2Session>();
@@ -76,7 +76,7 @@ export async function startServer(
       // whose request was in flight stays open once answered, until the client drops it
       // or Fastify's 72 s keep-alive timeout, and the close waits for it. Close each as
       // soon as it is idle.
-      const closeIdle = setInterval(() => connections.closeIdle(), 100);
+      const closeIdle = setInterval(() => idle.close(), 100);
       try {
         await Promise.all([app.close(), grpcClosed, metrics?.close()]);
       } finally {
@@ -87,28 +87,22 @@ export async function startServer(
 }
 
 /**
- * The HTTP/1.1 listener's connections, each with its requests not yet answered.
- * Node's own closeIdleConnections() (Node 20) passes over a connection that has not
- * sent a request yet, which a client leaves behind (undici opens one after a dropped
- * fetch stream; browsers preconnect): the close then waited 70 s for it.
+ * Closes the HTTP/1.1 listener's idle connections. Node's closeIdleConnections() (Node
+ * 20) passes over a connection that has not sent a request yet, which clients leave
+ * behind (undici opens one after a dropped fetch stream; browsers preconnect), and the
+ * close then waited 70 s for it: those are closed here too.
  */
-function trackConnections(server: HttpServer): { closeIdle(): void } {
-  const unanswered = new Map<Socket, number>();
+function idleConnections(server: HttpServer): { close(): void } {
+  const unused = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
-    unanswered.set(socket, 0);
-    socket.once("close", () => unanswered.delete(socket));
+    unused.add(socket);
+    socket.once("close", () => unused.delete(socket));
   });
-  server.on("request", (request, response) => {
-    const socket = request.socket;
-    unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
-    response.once("close", () => {
-      const count = unanswered.get(socket);
-      if (count !== undefined) unanswered.set(socket, count - 1);
-    });
-  });
+  server.on("request", (request) => unused.delete(request.socket));
   return {
-    closeIdle() {
-      for (const [socket, count] of unanswered) if (count === 0) socket.destroy();
+    close() {
+      server.closeIdleConnections();
+      for (const socket of unused) socket.destroy();
     },
   };
 }

@@ -67,9 +67,11 @@ async function fetchToken() {
   const answer = await response.json().catch(() => ({}));
   if (!response.ok || typeof answer.access_token !== "string") {
     const code = answer.code || answer.error || `HTTP ${response.status}`;
-    // Wrong credentials stay wrong; a busy or unavailable endpoint says when to ask again.
-    if (response.status === 400 || response.status === 401) throw new TokenProblem(`${code}: check the page's token settings`);
-    throw new TokenProblem(`${code}: asking for a token again`, Number(response.headers.get("retry-after")) || 5);
+    // A busy or unavailable endpoint says when to ask again; anything else (wrong
+    // credentials, a tokenUrl that is not one) stays wrong until the settings change.
+    if (response.status === 429 || response.status >= 500)
+      throw new TokenProblem(`${code}: asking for a token again`, Number(response.headers.get("retry-after")) || 5);
+    throw new TokenProblem(`${code}: check the page's token settings`);
   }
   token = answer.access_token;
   return token;

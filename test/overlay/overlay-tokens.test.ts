@@ -136,6 +136,22 @@ describe("an overlay that cannot get a token", () => {
     await page.close();
   });
 
+  it("from a tokenUrl that answers no token (a 404), says which setting to check and does not ask again", async () => {
+    const notOne = `${site.origin}/no-such-token`;
+    const page = await browser.newPage();
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      if (request.url() === notOne) asked.push(request.url());
+    });
+    await page.goto(`${site.origin}/#${new URLSearchParams({ api: api.url, race: raceId, tokenUrl: notOne })}`);
+    const status = page.locator("#status");
+    await status.filter({ hasText: "HTTP 404" }).waitFor({ timeout: 20_000 });
+    expect(await status.innerText()).toBe("HTTP 404: check the page's token settings");
+    await page.waitForTimeout(2500);
+    expect(asked).toHaveLength(1);
+    await page.close();
+  });
+
   it("given a wrong secret, says which setting to check and does not ask again", async () => {
     const page = await browser.newPage();
     const tokenRequests: string[] = [];
