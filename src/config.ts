@@ -58,7 +58,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** The variables, their defaults and meaning; the README's configuration table says the same. */
+/** The variables, their defaults and meaning; the configuration table of docs/operations.md says the same. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = text(env, "HOST", "127.0.0.1");
   const port = portNumber(env, "PORT", 8080);

@@ -1,6 +1,6 @@
 // The Prometheus metrics of one process: the registry `/metrics` serves (on its own
-// port, telemetry/metrics-server.ts) and every metric in it, each documented in the
-// README. Counters on a request's path are plain numbers read at scrape time
+// port, telemetry/metrics-server.ts) and every metric in it, each documented in
+// docs/operations.md. Counters on a request's path are plain numbers read at scrape time
 // (request-metrics.ts, SharedRead), so serving a request allocates nothing for them;
 // the rest are prom-client metrics on paths that are not per request.
 
