@@ -31,7 +31,7 @@ Commands:
   openapi         print the OpenAPI 3.1 document of /api/v1 (needs no database)
 
 Without DATABASE_URL the commands use a local MariaDB on 127.0.0.1:3306, installing and
-starting Debian's mariadb-server when none answers. See docs/operations.md for every variable.
+starting Debian's mariadb-server when none answers. Every variable: docs/operations.md.
 `;
 
 /** Database used when DATABASE_URL is unset, per command. */
