@@ -22,7 +22,9 @@ const USAGE = `Usage: race-api <command> [arguments]
 Commands:
   serve           serve REST, Connect and gRPC-Web on HOST:PORT and gRPC (h2c) on GRPC_PORT
   migrate         create or upgrade the database schema
-  import FILE     load a race-scenario/v1 file (validated whole, one transaction, idempotent)
+  import FILE     load a race-scenario/v1 file (validated whole, one transaction, idempotent);
+                  refuses to change track windows already served as immutable unless
+                  --override-settled is given (then it writes and lists what it changed)
   clients ...     create, list and change API clients (race-api clients --help)
   keys ...        list, rotate and retire the token signing keys (race-api keys --help)
   demo            local database, a simulated live race, credentials and a server: try it out
@@ -44,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     strict: false,
-    options: { help: { type: "boolean", short: "h" } },
+    options: { help: { type: "boolean", short: "h" }, "override-settled": { type: "boolean" } },
   });
   const [command, ...rest] = positionals;
   if (values.help && (command === "clients" || command === "keys" || command === "feed")) {
@@ -70,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
           );
         });
       case "import":
-        return await importFile(config, rest);
+        return await importFile(config, rest, values["override-settled"] === true);
       case "demo":
         return await runDemo(config);
       case "feed":
@@ -122,17 +124,23 @@ async function serve(config: Config): Promise<number> {
   );
 }
 
-async function importFile(config: Config, args: string[]): Promise<number> {
+async function importFile(config: Config, args: string[], override: boolean): Promise<number> {
   const [file, ...extra] = args;
   if (file === undefined || extra.length > 0) {
-    process.stderr.write("race-api: usage: race-api import FILE\n");
+    process.stderr.write("race-api: usage: race-api import [--override-settled] FILE\n");
     return 2;
   }
   return withPool(config, logger(config), async (pool) => {
     await migrate(pool);
     const started = performance.now();
-    const summary = await importScenarioFile(pool, file);
+    const summary = await importScenarioFile(pool, file, override ? "override" : "keep");
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    for (const path of summary.settledOverrides) {
+      process.stderr.write(
+        `race-api: warning: ${path} changed track windows that may have been served as immutable; ` +
+          "clients keep their copies, and a running instance serves its own for up to an hour\n",
+      );
+    }
     console.log(
       `imported ${file} in ${seconds} s: ${summary.clubs} clubs, ${summary.clients} clients (${summary.secretRotations} secret rotations), ` +
         `${summary.events} events, ${summary.entries} entries, ${summary.races} races, ${summary.startGroups} start groups, ${summary.fixes} fixes`,

@@ -3,7 +3,7 @@
 // field) and the per-fix rules that refuse one fix with its reason. Pure: times are
 // epoch ms, the stored state comes in as arguments.
 
-import { CAPTURE_BEFORE_GUN_MS, captureWindow, dataAsOf } from "./race-time.js";
+import { CAPTURE_BEFORE_GUN_MS, captureWindow, dataAsOf, inCaptureWindow } from "./race-time.js";
 import { settledEdge } from "./track-window.js";
 import { isUuid } from "./uuid.js";
 
@@ -113,7 +113,7 @@ export function timeRejection(t: number, context: FixContext, boatFinishMs: numb
   if (t > context.nowMs + FUTURE_TOLERANCE_MS) return "IN_FUTURE";
   if (t < context.settledBeforeMs) return "WINDOW_SETTLED";
   const window = captureWindow(context.gunMs, boatFinishMs);
-  if (window !== null && (t < window.fromMs || t > window.toMs)) return "OUTSIDE_CAPTURE_WINDOW";
+  if (window !== null && !inCaptureWindow(window, t)) return "OUTSIDE_CAPTURE_WINDOW";
   return null;
 }
 

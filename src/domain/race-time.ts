@@ -10,19 +10,29 @@ export function dataAsOf(nowMs: number, delaySeconds: number): number {
   return nowMs - delaySeconds * 1000;
 }
 
+/** Half-open: [fromMs, untilMs), epoch ms, as every track page is. */
 export interface CaptureWindow {
-  /** Inclusive, epoch ms. */
+  /** Inclusive. */
   fromMs: number;
-  /** Inclusive, epoch ms. */
-  toMs: number;
+  /** Exclusive. */
+  untilMs: number;
 }
 
 /**
- * A boat's capture window: gun - 5 min to gun + 3 h, or to the boat's own finish when
- * it finished earlier. Null while the group has no gun time.
+ * A boat's capture window, the one rule for ingest, live, insights and track: from
+ * gun - 5 min (inclusive) to gun + 3 h (exclusive), or to the boat's own finish
+ * (inclusive: the fix at the line is its last) when that is earlier. Gun + 3 h is
+ * left out because track pages are [since, until) and paging stops at the page whose
+ * until reaches it: a fix at gun + 3 h would be live but on no page. Null while the
+ * group has no gun time.
  */
 export function captureWindow(gunMs: number | null, boatFinishMs: number | null = null): CaptureWindow | null {
   if (gunMs === null) return null;
   const closes = gunMs + CAPTURE_AFTER_GUN_MS;
-  return { fromMs: gunMs - CAPTURE_BEFORE_GUN_MS, toMs: boatFinishMs === null ? closes : Math.min(boatFinishMs, closes) };
+  return { fromMs: gunMs - CAPTURE_BEFORE_GUN_MS, untilMs: boatFinishMs === null ? closes : Math.min(boatFinishMs + 1, closes) };
+}
+
+/** Whether a sample time lies in the window. */
+export function inCaptureWindow(window: CaptureWindow, t: number): boolean {
+  return t >= window.fromMs && t < window.untilMs;
 }

@@ -1,8 +1,8 @@
 // The track endpoint's paging rules: which window a request reads (since, until and
-// their cuts), what the next page starts at, when a window can never change, and
-// which of a boat's fixes lie in its capture window. Pure: times are epoch ms.
+// their cuts), what the next page starts at and when a window can never change. Which
+// fixes a page serves is the capture window (race-time.ts). Pure: times are epoch ms.
 
-import { CAPTURE_AFTER_GUN_MS, captureWindow } from "./race-time.js";
+import { CAPTURE_AFTER_GUN_MS, type CaptureWindow } from "./race-time.js";
 
 /** Default and longest span of one page. */
 export const TRACK_WINDOW_MAX_MS = 10 * 60_000;
@@ -68,23 +68,7 @@ export function settledEdge(cutoffMs: number): number {
 }
 
 /** Half-open range of sample times, epoch ms. */
-export interface TimeRange {
-  fromMs: number;
-  /** Exclusive. */
-  untilMs: number;
-}
-
-/**
- * The sample times of a boat's fixes the track serves: its capture window (gun - 5 min
- * to its own finish, inclusive, or to gun + 3 h), with gun + 3 h itself excluded so
- * that the page whose until reaches gun + 3 h, the last one, has served every fix.
- * Null without a gun: no capture window, no points.
- */
-export function servedRange(gunMs: number | null, boatFinishMs: number | null): TimeRange | null {
-  const window = captureWindow(gunMs, boatFinishMs);
-  if (window === null || gunMs === null) return null;
-  return { fromMs: window.fromMs, untilMs: Math.min(window.toMs + 1, gunMs + CAPTURE_AFTER_GUN_MS) };
-}
+export type TimeRange = CaptureWindow;
 
 /** The part of `range` inside [sinceMs, untilMs), or null when they do not overlap. */
 export function overlap(range: TimeRange, sinceMs: number, untilMs: number): TimeRange | null {

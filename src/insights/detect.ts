@@ -88,9 +88,9 @@ function holdsLead(reading: LiveOrderData, before: LiveOrderData): boolean {
 }
 
 /**
- * Each boat's track cut to its capture window (gun - 5 min to gun + 3 h, or to its own
- * finish), the rule live and track apply: a boat sailing to the start or home after
- * finishing is not reported, wherever its phone was.
+ * Each boat's track cut to its capture window (race-time.ts), the rule ingest, live and
+ * track apply: a boat sailing to the start or home after finishing is not reported,
+ * wherever its phone was.
  */
 function capturedTracks(input: DetectionInput): Map<string, TrackData> {
   const captured = new Map<string, TrackData>();
@@ -99,7 +99,7 @@ function capturedTracks(input: DetectionInput): Map<string, TrackData> {
     if (window === null) continue;
     // Times are whole milliseconds: the first sample at or after fromMs.
     const from = upperBound(track.t, window.fromMs - 1);
-    const to = upperBound(track.t, window.toMs);
+    const to = upperBound(track.t, window.untilMs - 1);
     if (to <= from) continue;
     const part = (values: ArrayLike<number>) => Array.prototype.slice.call(values, from, to) as number[];
     captured.set(entryId, from === 0 && to === track.t.length ? track : { t: part(track.t), lat: part(track.lat), lon: part(track.lon) });

@@ -1,12 +1,16 @@
 // `race-api import`: a scenario file goes in whole or not at all. It is validated
 // (schema, then cross rules against the file and what the database already holds),
 // secrets are hashed outside the transaction (scrypt is deliberately slow), and then
-// one transaction writes everything.
+// one transaction writes everything. That transaction first checks what the file
+// would change of track windows already served as immutable (settled.ts): kept
+// (ApplyScenario: refused) or overridden (`race-api import`: written and reported).
 
 import { readFile } from "node:fs/promises";
 import { parseOrigins } from "../auth/origins.js";
 import { hashSecret, verifySecret } from "../auth/secrets.js";
-import { inTransaction, type Pool } from "../store/pool.js";
+import { COMMIT_DEADLINE_MS } from "../domain/fix-rules.js";
+import { ApiError } from "../errors/api-error.js";
+import { inTransactionRetryingDeadlocks, type Pool } from "../store/pool.js";
 import {
   findStoredIds,
   storedSecretHashes,
@@ -16,6 +20,7 @@ import {
   type WriteCounts,
 } from "../store/scenario-writes.js";
 import type { Client, Scenario } from "../domain/scenario.js";
+import { keepSettledFloors, settledWindowChanges } from "./settled.js";
 import { externalReferences, findCrossRuleProblem, validateScenarioShape, type ScenarioProblem } from "./validate.js";
 
 export class ScenarioRejected extends Error {
@@ -27,23 +32,44 @@ export class ScenarioRejected extends Error {
 
 export interface ImportSummary extends WriteCounts {
   secretRotations: number;
+  /** JSON paths of what changed track windows that may have been served as immutable (override only). */
+  settledOverrides: string[];
 }
 
-export async function importScenarioFile(pool: Pool, file: string): Promise<ImportSummary> {
+/**
+ * What the import does with a change to a settled track window: `keep` refuses the
+ * file (naming the path), `override` writes it and reports the paths.
+ */
+export type SettledWindows = "keep" | "override";
+
+export async function importScenarioFile(pool: Pool, file: string, settled: SettledWindows = "override"): Promise<ImportSummary> {
   let doc: unknown;
   try {
     doc = JSON.parse(await readFile(file, "utf8"));
   } catch (error) {
     throw new ScenarioRejected({ path: "$", message: `not a JSON document (${(error as Error).message})` });
   }
-  return importScenario(pool, doc);
+  return importScenario(pool, doc, settled);
 }
 
-export async function importScenario(pool: Pool, doc: unknown): Promise<ImportSummary> {
+export async function importScenario(pool: Pool, doc: unknown, settled: SettledWindows = "override"): Promise<ImportSummary> {
   const { scenario, stored } = await validated(pool, doc);
   const secrets = await secretChanges(pool, scenario.clients);
-  const counts = await inTransaction(pool, (conn) => writeScenario(conn, scenario, stored, secrets));
-  return { ...counts, secretRotations: [...secrets.values()].filter((s) => s.kind === "rotated").length };
+  const written = await inTransactionRetryingDeadlocks(pool, async (conn) => {
+    const checkedMs = Date.now();
+    const changes = await settledWindowChanges(conn, scenario, checkedMs);
+    if (settled === "keep" && changes.length > 0) throw new ScenarioRejected(changes[0]!);
+    await keepSettledFloors(conn, scenario, checkedMs);
+    const counts = await writeScenario(conn, scenario, stored, secrets);
+    // As for a batch of fixes: what was checked as not yet settled must be visible before it can be.
+    if (settled === "keep" && Date.now() - checkedMs > COMMIT_DEADLINE_MS) throw new ApiError("API_UNAVAILABLE");
+    return { counts, settledOverrides: changes.map((change) => change.path) };
+  });
+  return {
+    ...written.counts,
+    secretRotations: [...secrets.values()].filter((s) => s.kind === "rotated").length,
+    settledOverrides: written.settledOverrides,
+  };
 }
 
 async function validated(pool: Pool, doc: unknown): Promise<{ scenario: Scenario; stored: StoredIds }> {

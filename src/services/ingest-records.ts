@@ -17,7 +17,9 @@ import { IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
+import { finishCut, settledRange } from "../domain/settled-window.js";
 import { settledEdge } from "../domain/track-window.js";
+import { isUuid } from "../domain/uuid.js";
 import { STATE_ENUMS, STEP_KIND_ENUMS, wordOf } from "../enum-words.js";
 import { ApiError } from "../errors/api-error.js";
 import { hasFixBetween } from "../store/fixes.js";
@@ -78,11 +80,14 @@ export async function writeFinish(pool: Pool, caller: Caller, request: RecordFin
     const race = await writableRace(conn, caller, request.raceId);
     // For update: no batch may add fixes after the finish while it is checked.
     const group = await startGroupOf(conn, race, request.startGroupId, "update");
-    const [entryId] = await entriesOfGroup(conn, group.id, [request.entryId], () => "entryId");
-    // A finish ends the boat's capture window: it may not cut fixes out of a settled window.
-    const settledMs = settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs);
-    if (finishMs < settledMs && (await hasFixBetween(conn, group.id, entryId!, finishMs, settledMs))) throw invalid("finishTimeUtc");
-    return { duplicate: (await recordFinish(conn, group.id, entryId!, finishMs)) === "duplicate" };
+    const entryUuid = request.entryId.toLowerCase();
+    const entry = isUuid(entryUuid) ? (await groupEntries(conn, group.id, [entryUuid])).get(entryUuid) : undefined;
+    if (!entry) throw invalid("entryId");
+    // A finish ends the boat's capture window: it may not cut points out of a settled window.
+    const settled = settledRange(group.gunMs, entry.finishMs, settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs));
+    const cut = finishCut(finishMs, settled);
+    if (cut && (await hasFixBetween(conn, group.id, entry.id, cut.fromMs - 1, cut.untilMs))) throw invalid("finishTimeUtc");
+    return { duplicate: (await recordFinish(conn, group.id, entry.id, finishMs)) === "duplicate" };
   });
 }
 

@@ -1,21 +1,18 @@
 // ApplyScenario: the events part of a race-scenario/v1 document, applied exactly as
 // `race-api import` applies a file (the same validation, the same one transaction),
 // fenced to the caller's club: every event must be the club's own, no id may belong
-// to another club, and nothing may break the track promises (no tracks, no moved
-// settled gun, a raised delay keeps its settled edge).
+// to another club, and nothing may break the track promises: no tracks, nothing that
+// changes a settled track window (scenario/settled.ts), a raised delay keeps its edge.
 
 import { toJson } from "@bufbuild/protobuf";
 import { ListValueSchema, type ListValue } from "@bufbuild/protobuf/wkt";
 import type { Caller } from "../auth/guard.js";
-import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
-import { dataAsOf } from "../domain/race-time.js";
-import { settledEdge } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import { importScenario, ScenarioRejected, type ImportSummary } from "../scenario/import.js";
 import { SCENARIO_FORMAT, type Scenario } from "../domain/scenario.js";
 import { validateScenarioShape } from "../scenario/validate.js";
-import { idsOfOtherClubs, raiseSettledFloor, storedEvents, storedGuns } from "../store/ingest.js";
-import { inTransaction, type Pool } from "../store/pool.js";
+import { idsOfOtherClubs } from "../store/ingest.js";
+import type { Pool } from "../store/pool.js";
 
 export async function applyScenario(pool: Pool, caller: Caller, events: ListValue | undefined): Promise<ImportSummary> {
   if (events === undefined) throw refused("events");
@@ -24,7 +21,7 @@ export async function applyScenario(pool: Pool, caller: Caller, events: ListValu
   if (!shaped.ok) throw refused(shaped.problem.path);
   await checkFence(pool, caller, shaped.scenario);
   try {
-    return await importScenario(pool, shaped.scenario);
+    return await importScenario(pool, shaped.scenario, "keep");
   } catch (error) {
     if (error instanceof ScenarioRejected) throw refused(error.problem.path);
     throw error;
@@ -56,30 +53,6 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
     for (const [r, race] of event.races.entries()) if (taken.has(lower(race.id))) throw refused(`$.events[${e}].races[${r}].id`);
   }
   for (const { group, path } of groups) if (taken.has(lower(group.id))) throw refused(`${path}.id`);
-
-  const nowMs = Date.now();
-  const guns = await storedGuns(
-    pool,
-    groups.map(({ group }) => lower(group.id)),
-  );
-  for (const { group, path } of groups) {
-    const stored = guns.get(lower(group.id));
-    const gunMs = group.startTimeUtc === null ? null : Date.parse(group.startTimeUtc);
-    if (stored && !gunMayChange(stored.gunMs, gunMs, settledBefore(nowMs, stored.event.delaySeconds, stored.event.settledFloorMs)))
-      throw refused(`${path}.startTimeUtc`);
-  }
-  // A raised delay keeps the edge the shorter one had reached (see UpdateEvent). Kept
-  // before the import: should the import fail, an edge already passed costs nothing.
-  const events = await storedEvents(
-    pool,
-    scenario.events.map((event) => lower(event.id)),
-  );
-  for (const event of scenario.events) {
-    const stored = events.get(lower(event.id));
-    if (stored && (event.delaySeconds ?? 0) > stored.delaySeconds) {
-      await inTransaction(pool, (conn) => raiseSettledFloor(conn, stored.id, settledEdge(dataAsOf(nowMs, stored.delaySeconds))));
-    }
-  }
 }
 
 function refused(path: string): ApiError {

@@ -94,7 +94,8 @@ async function readAnswer(pool: Pool, race: RaceRecord, asOf: number): Promise<G
   for (const member of members) {
     const window = captureWindow(guns.get(member.startGroupId) ?? null, finishes.get(boatKey(member.startGroupId, member.entryId)) ?? null);
     if (!window) continue;
-    const toMs = Math.min(window.toMs, asOf);
+    // The seek is inclusive at both ends; the window excludes its end.
+    const toMs = Math.min(window.untilMs - 1, asOf);
     if (toMs >= window.fromMs) seeks.push({ startGroupId: member.startGroupId, entryId: member.entryId, fromMs: window.fromMs, toMs });
   }
   const fixes = new Map((await newestFixes(pool, seeks)).map((fix) => [boatKey(fix.startGroupId, fix.entryId), fix]));

@@ -18,18 +18,10 @@ import {
   type TrackBoat,
   TrackService,
 } from "../../gen/racing/v1/track_pb.js";
-import { dataAsOf } from "../domain/race-time.js";
+import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import { isUuid } from "../domain/uuid.js";
-import {
-  overlap,
-  requestedWindow,
-  servedRange,
-  settledEdge,
-  trackWindow,
-  type TimeRange,
-  type TrackWindow,
-} from "../domain/track-window.js";
+import { overlap, requestedWindow, settledEdge, trackWindow, type TimeRange, type TrackWindow } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import { fixesInWindow, type FixRow } from "../store/fixes.js";
 import type { Pool } from "../store/pool.js";
@@ -190,7 +182,7 @@ async function readBoats(read: PageRead, startGroupId: number, gunMs: number, wi
     phoneFinishes(read.pool, [startGroupId], window.untilMs),
   ]);
   for (const entry of entries) {
-    const range = servedRange(gunMs, finishes.get(boatKey(startGroupId, entry.entryId)) ?? null);
+    const range = captureWindow(gunMs, finishes.get(boatKey(startGroupId, entry.entryId)) ?? null);
     const served = range && overlap(range, window.sinceMs, window.untilMs);
     if (served) wanted.set(entry.entryId, { entry, served });
   }

@@ -36,7 +36,8 @@ export interface IngestRace {
   event: IngestEvent;
 }
 
-const EVENT_COLUMNS = `e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.legacy, e.published, e.tracking_shared, e.delay_seconds,
+/** The event `e` of a row as eventRecord reads it. */
+export const EVENT_COLUMNS = `e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.legacy, e.published, e.tracking_shared, e.delay_seconds,
   (SELECT f.settled_before_ms FROM event_settled_floors f WHERE f.event_id = e.id) AS settled_floor_ms`;
 
 /** An entry of a start group as a write to the group is checked against. */
@@ -428,22 +429,7 @@ export async function storedEvents(db: Db, eventUuids: readonly string[]): Promi
   return new Map(rows.map((row) => [row.event_uuid as string, eventRecord(row)]));
 }
 
-/** Stored guns of the listed start groups (UUID lower case -> epoch ms or null), with their events' time rules. */
-export async function storedGuns(
-  db: Db,
-  groupUuids: readonly string[],
-): Promise<Map<string, { gunMs: number | null; event: IngestEvent }>> {
-  if (groupUuids.length === 0) return new Map();
-  const [rows] = await db.query<RowDataPacket[]>(
-    `SELECT g.uuid, g.start_time, ${EVENT_COLUMNS} FROM start_groups g JOIN races r ON r.id = g.race_id JOIN events e ON e.id = r.event_id WHERE g.uuid IN (?)`,
-    [groupUuids],
-  );
-  return new Map(
-    rows.map((row) => [row.uuid as string, { gunMs: row.start_time ? (row.start_time as Date).getTime() : null, event: eventRecord(row) }]),
-  );
-}
-
-function eventRecord(row: RowDataPacket): IngestEvent {
+export function eventRecord(row: RowDataPacket): IngestEvent {
   return {
     id: row.event_id,
     uuid: row.event_uuid,

@@ -57,8 +57,9 @@ function expectedGroups(asOf: number): Json[] {
       .filter((e) => e.approved !== false && e.hasPhone !== false)
       .flatMap((e) => {
         const track = group.tracks?.find((t) => t.entryId === e.id);
-        const until = Math.min(gun + 3 * 60 * MINUTE, finishOf(e.id) ?? Infinity);
-        const i = track ? track.t.findLastIndex((t) => t >= gun - 5 * MINUTE && t <= until) : -1;
+        // gun - 5 min up to its finish (inclusive), or gun + 3 h (exclusive).
+        const finish = finishOf(e.id) ?? Infinity;
+        const i = track ? track.t.findLastIndex((t) => t >= gun - 5 * MINUTE && t <= finish && t < gun + 3 * 60 * MINUTE) : -1;
         if (!track || i < 0) return [];
         return [
           {

@@ -187,7 +187,7 @@ describe("the race live object", () => {
         courseVersion: 0,
         wind: null,
         boats: [
-          // Its own finish (gun + 2 h) closed GBR 9's window; GBR 10 never finished, so gun + 3 h closed it.
+          // Its own finish (gun + 2 h) closed GBR 9's window; GBR 10 never finished, so gun + 3 h (excluded) closed it.
           {
             entryId: E[2],
             sailNumber: "GBR 9",
@@ -202,11 +202,12 @@ describe("the race live object", () => {
             entryId: E[1],
             sailNumber: "GBR 10",
             boatName: "Tenacious",
-            lat: 51.2,
-            lon: -2.2,
+            // Gun + 3 h itself is outside the window, as on the track's last page.
+            lat: 51.1,
+            lon: -2.1,
             sogKn: null,
             cogDeg: null,
-            fixTimeUtc: iso(GUN_C + 3 * HOUR),
+            fixTimeUtc: iso(GUN_C + 3 * HOUR - 1000),
           },
         ],
         liveOrder: null,

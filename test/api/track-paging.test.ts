@@ -172,6 +172,12 @@ describe("paging a finished race with nextSince", () => {
     expect(retired).toHaveLength(1);
     expect(retired[0]!.t.at(-1)).toBe(CLOSE - 1000);
     expect(retired[0]!.t[0]).toBe(CLOSE - 5 * MINUTE);
+    // The live answer shows the same last position: gun + 3 h, stored, is outside the window for both.
+    const live = await fetch(`${api.url}/api/v1/races/${race.id}/live`, { headers: bearer(token) });
+    const boats = (
+      (await live.json()) as { startGroups: { startGroupId: string; boats: { entryId: string; fixTimeUtc: string }[] }[] }
+    ).startGroups.find((g) => g.startGroupId === group.id)!.boats;
+    expect(boats.find((b) => b.entryId === retired[0]!.entryId)?.fixTimeUtc).toBe(iso(CLOSE - 1000));
 
     const before = await trackPage(group.id, CLOSE - 10 * MINUTE, CLOSE - 1);
     expect(before.body).toMatchObject({ until: iso(CLOSE - 1), nextSince: iso(CLOSE - 1) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { captureWindow, dataAsOf } from "../../src/domain/race-time.js";
+import { captureWindow, dataAsOf, inCaptureWindow } from "../../src/domain/race-time.js";
 import { compareSailNumbers } from "../../src/domain/sail-number.js";
 
 const GUN = Date.parse("2026-11-21T10:00:00Z");
@@ -13,15 +13,28 @@ describe("dataAsOf", () => {
 });
 
 describe("captureWindow", () => {
-  it("runs from gun - 5 min to gun + 3 h", () => {
-    expect(captureWindow(GUN)).toEqual({ fromMs: GUN - 300_000, toMs: GUN + 10_800_000 });
+  it("runs from gun - 5 min (inclusive) to gun + 3 h (exclusive)", () => {
+    expect(captureWindow(GUN)).toEqual({ fromMs: GUN - 300_000, untilMs: GUN + 10_800_000 });
+    const window = captureWindow(GUN)!;
+    expect([GUN - 300_001, GUN - 300_000, GUN + 10_799_999, GUN + 10_800_000].map((t) => inCaptureWindow(window, t))).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ]);
   });
-  it("ends at the boat's own finish when it is earlier", () => {
-    expect(captureWindow(GUN, GUN + 3_600_000)).toEqual({ fromMs: GUN - 300_000, toMs: GUN + 3_600_000 });
-    expect(captureWindow(GUN, GUN + 4 * 3_600_000)).toEqual({ fromMs: GUN - 300_000, toMs: GUN + 10_800_000 });
+  it("ends at the boat's own finish when it is earlier, the finish itself included", () => {
+    expect(captureWindow(GUN, GUN + 3_600_000)).toEqual({ fromMs: GUN - 300_000, untilMs: GUN + 3_600_001 });
+    expect(inCaptureWindow(captureWindow(GUN, GUN + 3_600_000)!, GUN + 3_600_000)).toBe(true);
+    expect(inCaptureWindow(captureWindow(GUN, GUN + 3_600_000)!, GUN + 3_600_001)).toBe(false);
+  });
+  it("ignores a finish at or after gun + 3 h: gun + 3 h stays out", () => {
+    expect(captureWindow(GUN, GUN + 4 * 3_600_000)).toEqual({ fromMs: GUN - 300_000, untilMs: GUN + 10_800_000 });
+    expect(captureWindow(GUN, GUN + 10_800_000)).toEqual({ fromMs: GUN - 300_000, untilMs: GUN + 10_800_000 });
   });
   it("does not exist without a gun time", () => {
     expect(captureWindow(null)).toBeNull();
+    expect(captureWindow(null, GUN)).toBeNull();
   });
 });
 

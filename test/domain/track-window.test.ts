@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { CAPTURE_AFTER_GUN_MS, CAPTURE_BEFORE_GUN_MS } from "../../src/domain/race-time.js";
-import {
-  overlap,
-  requestedWindow,
-  servedRange,
-  SETTLED_BEFORE_CUTOFF_MS,
-  trackWindow,
-  TRACK_WINDOW_MAX_MS,
-} from "../../src/domain/track-window.js";
+import fc from "fast-check";
+import { CAPTURE_AFTER_GUN_MS, captureWindow, inCaptureWindow } from "../../src/domain/race-time.js";
+import { overlap, requestedWindow, SETTLED_BEFORE_CUTOFF_MS, trackWindow, TRACK_WINDOW_MAX_MS } from "../../src/domain/track-window.js";
 
 const GUN = Date.parse("2026-11-21T10:00:00Z");
 const MIN = 60_000;
@@ -85,20 +79,71 @@ describe("trackWindow", () => {
   });
 });
 
-describe("servedRange", () => {
-  it("runs from gun - 5 min (inclusive) to gun + 3 h (exclusive)", () => {
-    expect(servedRange(GUN, null)).toEqual({ fromMs: GUN - CAPTURE_BEFORE_GUN_MS, untilMs: GUN + CAPTURE_AFTER_GUN_MS });
+describe("one capture window for live and track", () => {
+  // What the live answer can show of a boat (its fixes inside its capture window, up to
+  // dataAsOf) is what the track's pages serve, each fix on exactly one page, however the
+  // client pages (from any since before the window, with any spans) until nextSince is
+  // null, read at any later cut-off.
+  it("serves every fix the live answer can show on exactly one page", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }).map((s) => GUN + s * 1000),
+        fc.option(fc.integer({ min: -10 * MIN, max: 4 * 60 * MIN }), { nil: null }),
+        // A sample time anywhere, or next to an end of the window (gun - 5 min, gun + 3 h, the finish).
+        fc.oneof(
+          fc.integer({ min: -20 * MIN, max: 4 * 60 * MIN }).map((ms) => () => ms),
+          fc.tuple(fc.constantFrom(-5 * MIN, CAPTURE_AFTER_GUN_MS, null), fc.integer({ min: -2, max: 2 })).map(
+            ([edge, by]) =>
+              (finish: number | null) =>
+                (edge ?? finish ?? CAPTURE_AFTER_GUN_MS) + by,
+          ),
+        ),
+        fc.integer({ min: 0, max: 4 * 60 * MIN }),
+        fc.integer({ min: 1, max: 60 * MIN }),
+        // Pages in whole minutes from gun - 5 min reach gun + 3 h exactly; other spans do not.
+        fc.oneof(
+          fc.integer({ min: 0, max: 40 }).map((m) => m * MIN),
+          fc.integer({ min: 0, max: 40 * MIN }),
+        ),
+        fc.oneof(
+          fc.array(
+            fc.integer({ min: 1, max: 11 }).map((m) => m * MIN),
+            { minLength: 1, maxLength: 8 },
+          ),
+          fc.array(fc.integer({ min: MIN, max: TRACK_WINDOW_MAX_MS + MIN }), { minLength: 1, maxLength: 8 }),
+        ),
+        (gunMs, finishAfterGun, tAfterGun, liveAfterGun, pagedLater, sinceBefore, spans) => {
+          const window = captureWindow(gunMs, finishAfterGun === null ? null : gunMs + finishAfterGun)!;
+          const t = gunMs + tAfterGun(finishAfterGun);
+          const dataAsOfMs = gunMs + liveAfterGun;
+          const pagingCutoffMs = dataAsOfMs + pagedLater;
+          let since: number | null = window.fromMs - sinceBefore;
+          let pages = 0;
+          for (let i = 0; since !== null && since < pagingCutoffMs; i++) {
+            const requested = requestedWindow(since, since + spans[i % spans.length]!);
+            if (typeof requested === "string") throw new Error(requested);
+            const page = trackWindow(requested, pagingCutoffMs, gunMs);
+            if (typeof page === "string") throw new Error(page);
+            const served = overlap(window, page.sinceMs, page.untilMs);
+            if (served && t >= served.fromMs && t < served.untilMs) pages++;
+            since = page.nextSinceMs;
+          }
+          // The live answer seeks the newest fix in the window at or before dataAsOf.
+          if (inCaptureWindow(window, t) && t <= dataAsOfMs) expect(pages).toBe(1);
+          expect(pages).toBe(inCaptureWindow(window, t) && t < pagingCutoffMs ? 1 : 0);
+        },
+      ),
+      { seed: 20261128, numRuns: 2000 },
+    );
   });
-  it("ends at the boat's own finish, which is included", () => {
-    expect(servedRange(GUN, GUN + 45 * MIN)).toEqual({ fromMs: GUN - 5 * MIN, untilMs: GUN + 45 * MIN + 1 });
-  });
-  it("ignores a finish after gun + 3 h", () => {
-    expect(servedRange(GUN, GUN + 4 * 60 * MIN)).toEqual({ fromMs: GUN - 5 * MIN, untilMs: GUN + 3 * 60 * MIN });
-    expect(servedRange(GUN, GUN + 3 * 60 * MIN)).toEqual({ fromMs: GUN - 5 * MIN, untilMs: GUN + 3 * 60 * MIN });
-  });
-  it("does not exist without a gun", () => {
-    expect(servedRange(null, null)).toBeNull();
-    expect(servedRange(null, GUN)).toBeNull();
+
+  it("leaves gun + 3 h itself out of both: the last page, which reaches it, has served the window", () => {
+    const close = GUN + CAPTURE_AFTER_GUN_MS;
+    const window = captureWindow(GUN)!;
+    expect(inCaptureWindow(window, close)).toBe(false);
+    const last = trackWindow({ sinceMs: close - TRACK_WINDOW_MAX_MS, untilMs: close }, close + 60 * MIN, GUN);
+    expect(last).toMatchObject({ nextSinceMs: null });
+    expect(overlap(window, close - TRACK_WINDOW_MAX_MS, close)).toEqual({ fromMs: close - TRACK_WINDOW_MAX_MS, untilMs: close });
   });
 });
 

@@ -221,8 +221,10 @@ describe("markRounding", () => {
     // Finished a second before it reached the mark; the finish itself is still inside.
     expect(rounded({ finishMs: new Map([["a", T0 + 59 * S]]) })).toEqual([]);
     expect(rounded({ finishMs: new Map([["a", T0 + 60 * S]]) })).toEqual(["markRounding"]);
-    // Three hours after the gun the window has closed.
+    // Three hours after the gun the window has closed: gun + 3 h itself is out, as on ingest, live and track.
     expect(rounded({ gunMs: T0 + 60 * S - 3 * 60 * MIN - 1 })).toEqual([]);
+    expect(rounded({ gunMs: T0 + 60 * S - 3 * 60 * MIN })).toEqual([]);
+    expect(rounded({ gunMs: T0 + 60 * S - 3 * 60 * MIN + 1 })).toEqual(["markRounding"]);
     expect(rounded({ gunMs: null })).toEqual([]);
   });
 

@@ -1120,9 +1120,10 @@ export enum FixRejectionReason {
   OUT_OF_RANGE = 2,
 
   /**
-   * t lies outside the boat's capture window (gun - 5 minutes to gun + 3
-   * hours, or to its own phone finish). Fixes of a group without a gun are
-   * kept: its window is not known yet.
+   * t lies outside the boat's capture window: from gun - 5 minutes
+   * (inclusive) to gun + 3 hours (exclusive, as the track's last page), or to
+   * its own phone finish (inclusive). Fixes of a group without a gun are kept:
+   * its window is not known yet.
    *
    * @generated from enum value: FIX_REJECTION_REASON_OUTSIDE_CAPTURE_WINDOW = 3;
    */
@@ -1416,8 +1417,11 @@ export const IngestService: GenService<{
    * or start group id that already belongs to another club is refused.
    * Clubs and API clients stay with the race-api command: the request holds
    * events only. Tracks are refused (fixes go through AppendFixes, which keeps
-   * the track promises); so is moving a gun whose capture window reaches into
-   * track windows already served as immutable.
+   * the track promises); so is anything that would change a track window
+   * already served as immutable: a boat shown or hidden (group entryIds,
+   * approved, hasPhone), renamed or given another sail number, its points cut
+   * by an earlier finish, a moved or cleared gun, a group moved to another
+   * race (name = that field's path).
    * Errors (ErrorInfo.reason): API_PARAM_INVALID (name = the JSONPath of the
    * first problem, e.g. $.events[0].races[0].startGroups[1].entryIds[3]),
    * plus the common codes.
