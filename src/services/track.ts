@@ -39,7 +39,7 @@ import type { ServiceDeps } from "./deps.js";
  * body's JSON is not kept: encoded-body.ts), so at most about 210 MB.
  */
 export const KEPT_POINTS = 1_500_000;
-/** A kept window is rebuilt after an hour, as a client's copy expires: names and approvals can change. */
+/** A kept window is rebuilt after an hour, as a client's copy expires: `race-api import --override-settled` can change one. */
 export const KEPT_MS = 3600_000;
 
 // google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
