@@ -4,6 +4,7 @@
 // its reason, against the group as it stands inside the transaction.
 
 import { ApiError } from "../errors/api-error.js";
+import { fitsColumn } from "../scenario/text-limits.js";
 import type { Caller } from "../auth/guard.js";
 import {
   COMMIT_DEADLINE_MS,
@@ -45,8 +46,8 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
   const malformed = malformedField(batch.boats);
   if (malformed) throw invalid(malformed);
   for (const [i, boat] of batch.boats.entries()) {
-    if ((boat.deviceId?.length ?? 0) > 200) throw invalid(`boats[${i}].deviceId`);
-    if ((boat.phoneModel?.length ?? 0) > 200) throw invalid(`boats[${i}].phoneModel`);
+    if (boat.deviceId !== undefined && !fitsColumn("deviceId", boat.deviceId)) throw invalid(`boats[${i}].deviceId`);
+    if (boat.phoneModel !== undefined && !fitsColumn("phoneModel", boat.phoneModel)) throw invalid(`boats[${i}].phoneModel`);
   }
   const counts = await inTransactionRetryingDeadlocks(pool, async (conn) => {
     const entryIds = batch.boats.map((boat) => boat.entryId);

@@ -22,6 +22,7 @@ import { settledEdge } from "../domain/track-window.js";
 import { isUuid } from "../domain/uuid.js";
 import { STATE_ENUMS, STEP_KIND_ENUMS, wordOf } from "../enum-words.js";
 import { ApiError } from "../errors/api-error.js";
+import { fitsColumn } from "../scenario/text-limits.js";
 import { hasFixBetween } from "../store/fixes.js";
 import {
   groupEntries,
@@ -124,10 +125,10 @@ export async function writeCourse(pool: Pool, caller: Caller, request: SetCourse
     const kind = wordOf(STEP_KIND_ENUMS, step.kind);
     if (kind === undefined) throw invalid(`steps[${i}].kind`);
     if (step.marks.length !== (kind === "mark" ? 1 : 2)) throw invalid(`steps[${i}].marks`);
-    if (step.label !== undefined && (step.label.length === 0 || step.label.length > 100)) throw invalid(`steps[${i}].label`);
+    if (step.label !== undefined && (step.label.length === 0 || !fitsColumn("stepLabel", step.label))) throw invalid(`steps[${i}].label`);
     const marks = step.marks.map((mark, k) => {
       const at = `steps[${i}].marks[${k}]`;
-      if (mark.key.length === 0 || mark.key.length > 100) throw invalid(`${at}.key`);
+      if (mark.key.length === 0 || !fitsColumn("markKey", mark.key)) throw invalid(`${at}.key`);
       if (!(mark.lat >= -90 && mark.lat <= 90)) throw invalid(`${at}.lat`);
       if (!(mark.lon >= -180 && mark.lon <= 180)) throw invalid(`${at}.lon`);
       return { key: mark.key, lat: mark.lat, lon: mark.lon };
@@ -168,7 +169,9 @@ export async function writeResults(pool: Pool, caller: Caller, request: PublishR
   if (!status) throw invalid("status");
   const publishedAtMs = readingTime(request.publishedAtUtc, "publishedAtUtc", Date.now());
   checkRankedRows(request.rows, ["elapsedSeconds", "correctedSeconds", "points"]);
-  for (const [i, row] of request.rows.entries()) if (!/^[A-Z]{1,8}$/.test(row.status)) throw invalid(`rows[${i}].status`);
+  for (const [i, row] of request.rows.entries()) {
+    if (!/^[A-Z]+$/.test(row.status) || !fitsColumn("resultStatus", row.status)) throw invalid(`rows[${i}].status`);
+  }
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const group = await groupOfRace(conn, caller, request);
     const entries = await entriesOfRows(conn, group.id, request.rows);

@@ -177,11 +177,10 @@ export interface FixRange {
  * The stored fixes of each boat's range, in one statement: the batch's duplicate check,
  * one primary-key range per boat (test/store/fixes.test.ts). A locking read, so it sees
  * what a concurrent batch committed since this transaction's first read: the keys an
- * INSERT IGNORE of this one skipped. A prepared statement, and not for speed: the
- * binary protocol carries a DOUBLE's exact bits, while MariaDB's text protocol rounds
- * some to 16 digits (93.31733925378097 comes back ...096), which would make a retried
- * fix look like a conflict. Padded as paddedBoatList pads, to keep the statement shapes
- * few (a repeated range changes nothing).
+ * INSERT IGNORE of this one skipped; the values it compares are the stored bits, as
+ * every read's are (store/pool.ts), so a retried fix is a duplicate. A prepared
+ * statement, padded as paddedBoatList pads to keep the statement shapes few (a
+ * repeated range changes nothing).
  */
 export async function fixesInRanges(db: Pool | Connection, startGroupId: number, ranges: readonly FixRange[]): Promise<FixRow[]> {
   if (ranges.length === 0) return [];

@@ -1,7 +1,8 @@
 // The MySQL connection pool: every connection speaks UTC, so DATETIME columns and
-// JavaScript Dates mean the same instant on MariaDB 10.11 and MySQL 8 alike; and every
+// JavaScript Dates mean the same instant on MariaDB 10.11 and MySQL 8 alike; every
 // statement has a time limit, on the server and in the client, so a read model that does
-// not answer in time becomes an error (503 API_UNAVAILABLE) instead of a hung request.
+// not answer in time becomes an error (503 API_UNAVAILABLE) instead of a hung request;
+// and every number comes back with the bits it was stored with, whichever protocol reads it.
 
 import type { PoolConnection as CorePoolConnection } from "mysql2";
 import mysql from "mysql2/promise";
@@ -147,7 +148,8 @@ type Run = (...args: unknown[]) => Promise<unknown>;
 
 /**
  * Makes every query through the pool, or through a connection taken from it, carry the
- * client-side timeout, and bounds the wait for a free connection by the same time. A
+ * client-side timeout and read numbers exactly (exactNumbers), and bounds the wait for a
+ * free connection by the same time. A
  * connection whose query timed out in the client is destroyed: mysql2 would otherwise
  * keep it busy until the server answers, which a hung server never does.
  */
@@ -187,20 +189,20 @@ function limitPool(pool: Pool, limits: Limits, setups: WeakMap<object, Promise<v
 
 function limitConnection(conn: Connection, limits: Limits): Connection {
   const timeout = limits.clientTimeoutMs;
-  if (timeout === 0) return conn;
+  const timeLimit = timeout > 0 ? { timeout } : {};
   const limited =
-    (run: Run): Run =>
+    (run: Run, defaults: QueryDefaults): Run =>
     async (...args) => {
       try {
-        return await run(...withTimeout(args, timeout));
+        return await run(...withDefaults(args, defaults));
       } catch (error) {
         if ((error as { code?: unknown }).code === "PROTOCOL_SEQUENCE_TIMEOUT") conn.destroy();
         throw error;
       }
     };
-  const query = limited(conn.query.bind(conn) as Run);
+  const query = limited(conn.query.bind(conn) as Run, { ...timeLimit, typeCast: exactNumbers });
   conn.query = query as unknown as Connection["query"];
-  conn.execute = limited(conn.execute.bind(conn) as Run) as unknown as Connection["execute"];
+  conn.execute = limited(conn.execute.bind(conn) as Run, timeLimit) as unknown as Connection["execute"];
   // mysql2's own helpers send these as queries without a timeout.
   conn.beginTransaction = async () => void (await query("START TRANSACTION"));
   conn.commit = async () => void (await query("COMMIT"));
@@ -208,14 +210,33 @@ function limitConnection(conn: Connection, limits: Limits): Connection {
   return conn;
 }
 
-/** The query's arguments with `timeout` added, unless the caller chose one. */
-function withTimeout(args: unknown[], timeout: number): unknown[] {
+type FieldCast = Exclude<mysql.QueryOptions["typeCast"], boolean | undefined>;
+type QueryDefaults = { timeout?: number; typeCast?: FieldCast };
+
+/** Column types whose text mysql2 would parse with its own float parser. */
+const PARSED_AS_FLOAT: ReadonlySet<string> = new Set(["DOUBLE", "FLOAT", "DECIMAL", "NEWDECIMAL"]);
+
+/**
+ * Numbers read over the text protocol (`query()`) exactly. mysql2 parses a DOUBLE's text
+ * by multiplying its digits into a double, which lands one unit in the last place off for
+ * about one value in 100 (92.39999999999999 came back as 92.4); `Number()` of the same
+ * text, which the server writes with enough digits, gives the stored bits. The binary
+ * protocol (`execute()`) sends the eight bytes themselves and is left alone.
+ */
+const exactNumbers: FieldCast = (field, next) => {
+  if (!PARSED_AS_FLOAT.has(field.type)) return next();
+  const text = field.string("ascii");
+  return text === null ? null : Number(text);
+};
+
+/** The query's arguments with each default added, unless the caller chose that option. */
+function withDefaults(args: unknown[], defaults: QueryDefaults): unknown[] {
   const [first, ...rest] = args;
-  if (typeof first === "string") return [{ sql: first, timeout }, ...rest];
-  if (first !== null && typeof first === "object" && (first as { timeout?: unknown }).timeout === undefined) {
-    return [{ ...first, timeout }, ...rest];
-  }
-  return args;
+  if (typeof first === "string") return [{ sql: first, ...defaults }, ...rest];
+  if (first === null || typeof first !== "object") return args;
+  const options = first as Record<string, unknown>;
+  const missing = Object.entries(defaults).filter(([name]) => options[name] === undefined);
+  return missing.length === 0 ? args : [{ ...options, ...Object.fromEntries(missing) }, ...rest];
 }
 
 /** `acquire()`, failing after `ms` (0 = never); a connection that arrives too late goes straight back. */

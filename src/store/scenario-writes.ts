@@ -115,7 +115,7 @@ async function writeClient(conn: Connection, client: Client, clubId: number, sec
   const fields = [
     clubId,
     client.name ?? null,
-    client.scopes.join(" "),
+    [...new Set(client.scopes)].join(" "), // each once: so the column holds every list of known scopes
     client.disabled ?? false,
     date(client.expiresAt),
     JSON.stringify(client.ipAllowlist ?? []),

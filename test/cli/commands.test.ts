@@ -67,6 +67,18 @@ describe("race-api", () => {
     expect(await snapshot(db.pool)).toEqual(before);
   });
 
+  it("refuses a course mark label longer than its column at the label's path, without a stack trace", async () => {
+    const long = copy(smallScenario());
+    long.events[0]!.races[0]!.startGroups[0]!.courses![0]!.steps[1]!.label = "W".repeat(101);
+    const before = await snapshot(db.pool);
+    const { code, stderr } = await raceApi(["import", scenarioFile("long-label.json", long)], { DATABASE_URL: db.url });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      "race-api: $.events[0].races[0].startGroups[0].courses[0].steps[1].label: must NOT have more than 100 characters",
+    );
+    expect(await snapshot(db.pool)).toEqual(before);
+  });
+
   it("refuses a file that is not JSON", async () => {
     const { code, stderr } = await raceApi(["import", scenarioFile("garbage.json", "{ not json")], { DATABASE_URL: db.url });
     expect(code).toBe(1);

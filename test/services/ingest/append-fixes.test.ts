@@ -113,7 +113,7 @@ describe("a batch", () => {
   });
 
   it("counts a re-sent fix as a duplicate whatever digits its values need", async () => {
-    // MariaDB's text protocol would answer 93.31733925378096 for the first speed.
+    // mysql2's own parse of the text protocol answers 93.31733925378096 for the first speed (store/pool.ts reads it exactly).
     const boat = {
       ...boatFixes(IDS.b, now() - 55_000, 3),
       sogKn: [93.31733925378097, 90.94622683832839, 0.1],
@@ -540,7 +540,6 @@ describe("AppendFixes as a property", () => {
   const model = new Map<string, [number, number, number | null, number | null]>();
 
   it("answers and stores exactly what a model of the rules says", async () => {
-    // Read in the binary protocol: the text protocol rounds some doubles (store/fixes.ts).
     const [rows] = await db.pool.execute<RowDataPacket[]>(
       "SELECT e.uuid, f.t, f.lat, f.lon, f.sog_kn, f.cog_deg FROM fixes f JOIN entries e ON e.id = f.entry_id JOIN start_groups g ON g.id = f.start_group_id WHERE g.uuid = ?",
       [IDS.group],

@@ -1,0 +1,93 @@
+// The CPU an uncached live read costs this process (the statements of one live answer
+// of a 100-boat race, their rows parsed into records), through the service's pool
+// against the same statements through a plain mysql2 pool with the driver's own
+// parsing: the pool's exact numbers (store/pool.ts) must not make the read dearer.
+// Rounds alternate the two; CPU seconds (process.cpuUsage) per read, medians compared.
+// Run: node --import tsx bench/live-read-cpu.ts   (ROUNDS=7 READS=300 to change)
+
+import { randomBytes } from "node:crypto";
+import mysql from "mysql2/promise";
+import { captureWindow, dataAsOf } from "../src/domain/race-time.js";
+import { importScenario } from "../src/scenario/import.js";
+import { simulateScenario, sliceScenario } from "../src/sim/index.js";
+import { boatKey, groupBoats, phoneFinishes } from "../src/store/boats.js";
+import { createDatabase, dropDatabase } from "../src/store/database.js";
+import { newestFixes } from "../src/store/fixes.js";
+import { ensureLocalServer } from "../src/store/local-server.js";
+import { migrate } from "../src/store/migrate.js";
+import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
+import { appliedCourses, newestLiveOrders, newestWind } from "../src/store/race-live.js";
+import { findRace, type RaceRecord } from "../src/store/races.js";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
+const READS = Number(process.env.READS ?? 300);
+
+const server = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
+const url = withDatabase(server, `race_api_bench_${randomBytes(4).toString("hex")}`);
+await createDatabase(url);
+const adminPool = createPool(url, { statementTimeoutMs: 0 });
+await migrate(adminPool);
+const now = Date.now();
+const scenario = simulateScenario({
+  seed: "bench-live",
+  gunMs: now - 40 * 60_000,
+  startGroups: 1,
+  boatsPerGroup: 100,
+  laps: 5,
+  legLengthM: 3100,
+});
+await importScenario(adminPool, sliceScenario(scenario, null, now));
+const race = (await findRace(adminPool, scenario.events[0]!.races[0]!.id))!;
+
+const servicePool = createPool(url, { connectionLimit: 4 });
+// The baseline: the driver as it comes, with the pool options that change parsing alike.
+const plainPool = mysql.createPool({ uri: url, timezone: "Z", connectionLimit: 4, supportBigNumbers: true, decimalNumbers: true });
+
+/** The statements of one live answer (services/race-live.ts readAnswer), without building the message. */
+async function liveRead(pool: Pool, race: RaceRecord): Promise<number> {
+  const asOf = dataAsOf(Date.now(), race.event.delaySeconds);
+  const groupIds = race.startGroups.map((group) => group.id);
+  const [members, finishes, wind, courses, orders] = await Promise.all([
+    groupBoats(pool, groupIds),
+    phoneFinishes(pool, groupIds, asOf),
+    newestWind(pool, groupIds, asOf),
+    appliedCourses(pool, groupIds, asOf),
+    newestLiveOrders(pool, groupIds, asOf),
+  ]);
+  const gun = race.startGroups[0]!.gunMs;
+  const seeks = members.flatMap((member) => {
+    const window = captureWindow(gun, finishes.get(boatKey(member.startGroupId, member.entryId)) ?? null);
+    return window
+      ? [{ startGroupId: member.startGroupId, entryId: member.entryId, fromMs: window.fromMs, toMs: Math.min(window.toMs, asOf) }]
+      : [];
+  });
+  const fixes = await newestFixes(pool, seeks);
+  return fixes.length + wind.length + courses.size + orders.size;
+}
+
+/** CPU microseconds of this process per live read, over READS reads one after another. */
+async function cpuPerRead(pool: Pool): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < READS; i++) await liveRead(pool, race);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / READS;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const plainPoolAsPool = plainPool as unknown as Pool;
+console.log(`live read: ${await liveRead(servicePool, race)} fixes and readings per read`);
+await cpuPerRead(plainPoolAsPool); // warm-up: V8 compiles both paths before anything is counted
+await cpuPerRead(servicePool);
+const plain: number[] = [];
+const service: number[] = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  plain.push(await cpuPerRead(plainPoolAsPool));
+  service.push(await cpuPerRead(servicePool));
+  console.log(`round ${round}: service pool ${service.at(-1)!.toFixed(0)} us, plain mysql2 ${plain.at(-1)!.toFixed(0)} us CPU per read`);
+}
+console.log(
+  `Uncached live read (100 boats), medians of ${ROUNDS} rounds of ${READS}: service pool ${median(service).toFixed(0)} us, plain mysql2 ${median(plain).toFixed(0)} us CPU per read; ratio ${(median(service) / median(plain)).toFixed(2)}`,
+);
+
+await Promise.all([servicePool.end(), plainPool.end(), adminPool.end()]);
+await dropDatabase(url);
