@@ -58,7 +58,7 @@ async function liveRead(pool: Pool, race: RaceRecord): Promise<number> {
   const seeks = members.flatMap((member) => {
     const window = captureWindow(gun, finishes.get(boatKey(member.startGroupId, member.entryId)) ?? null);
     return window
-      ? [{ startGroupId: member.startGroupId, entryId: member.entryId, fromMs: window.fromMs, toMs: Math.min(window.toMs, asOf) }]
+      ? [{ startGroupId: member.startGroupId, entryId: member.entryId, fromMs: window.fromMs, toMs: Math.min(window.untilMs - 1, asOf) }]
       : [];
   });
   const fixes = await newestFixes(pool, seeks);
