@@ -1,19 +1,19 @@
 // Wraps every data RPC in the rules that apply to all of them, in one place: the
-// guard (token, client, IP, scope), the client's rate-limit bucket and its headers,
-// and the one error path (typed errors become ConnectErrors; a database that does
+// admission the call opened with (admission.ts: the guard, the client's rate-limit
+// bucket and its headers), and the one error path (typed errors become ConnectErrors; a database that does
 // not answer becomes API_UNAVAILABLE; anything else is logged and becomes
 // INTERNAL_ERROR with the same trace id, never a driver message).
 
 import type { DescMethod } from "@bufbuild/protobuf";
-import type { ConnectError, HandlerContext } from "@connectrpc/connect";
+import { ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
-import { corsGrant } from "../auth/origins.js";
 import { TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
 import type { RateLimits } from "../limits/rate-limits.js";
 import { callPolicy, type CallPolicy } from "./call-policies.js";
 import { rpcSpan, tracingOn } from "../telemetry/tracing.js";
+import { admission, openingAdmission } from "./admission.js";
 import { callerAddress, traceId } from "./context.js";
 
 export interface GuardedDeps {
@@ -35,9 +35,9 @@ export function guarded<I, O>(
     const trace = context.values.get(traceId);
     context.responseHeader.set(TRACE_ID_HEADER, trace);
     try {
-      return await handler(request, await admit(deps, policy, context), context);
+      return await handler(request, await openingAdmission(deps, policy, context), context);
     } catch (error) {
-      throw rpcError(error, trace, deps.logger, context);
+      throw rpcError(error, trace, deps.logger, method.name);
     }
   };
   return (request, context) => {
@@ -50,14 +50,9 @@ export function guarded<I, O>(
   };
 }
 
-/** The guard, then one call against the client's bucket, whose standing goes into the response headers. */
+/** The guard and one call against the client's bucket again, now (a stream's later messages, its recheck). */
 export async function admit(deps: GuardedDeps, policy: CallPolicy, context: HandlerContext): Promise<Caller> {
-  const caller = await authorize(deps, policy, context);
-  // A page on one of the client's origins may read the answer (CORS); any other page may not.
-  const origin = context.requestHeader.get("origin");
-  if (origin !== null && caller.origins.has(origin))
-    for (const [name, value] of Object.entries(corsGrant(origin))) context.responseHeader.set(name, value);
-  const headers = await deps.limits.charge(policy.bucket, caller.clientId, caller.limits[policy.bucket]);
+  const { caller, headers } = await admission(deps, policy, context.requestHeader, context.values);
   for (const [name, value] of Object.entries(headers)) context.responseHeader.set(name, value);
   return caller;
 }
@@ -67,7 +62,12 @@ export function authorize(deps: GuardedDeps, policy: CallPolicy, context: Handle
   return deps.guard.authorize(context.requestHeader.get("authorization"), context.values.get(callerAddress), policy.scope);
 }
 
-/** The one error path: what a data call (unary or stream) answers for `error` (errors/classify.ts). */
-export function rpcError(error: unknown, trace: string, logger: Logger, context: HandlerContext): ConnectError {
-  return toConnectError(classify(error, logger, { traceId: trace, rpc: context.method.name }), trace);
+/**
+ * The one error path: what a data call (unary or stream) of the RPC `rpc` answers for
+ * `error` (errors/classify.ts). A ConnectError is already an RPC's answer (a refusal
+ * read from a refused call's body, a message Connect could not decode) and stays as it is.
+ */
+export function rpcError(error: unknown, trace: string, logger: Logger, rpc: string): ConnectError {
+  if (error instanceof ConnectError) return error;
+  return toConnectError(classify(error, logger, { traceId: trace, rpc }), trace);
 }
