@@ -208,15 +208,9 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
     for (const [name, value] of Object.entries(admission.headers)) context.responseHeader.set(name, value);
     const message = await route.call(deps.services, request, context);
     // The route's 200 schema writes the bytes (fast-json-stringify), unless the route has its own writer.
-    // A request spelt its own way gets bytes of its own, kept with the message's for the next one spelt so.
-    const echoed = route.echo(request, message);
     // The route's function, not the reply: a kept body may serialise again long after this request.
     const serialize = route.stringify ?? reply.getSerializationFunction("200", "application/json")!;
-    const encoded = encodedBody(
-      message,
-      () => serialize({ ...(route.json(message) as Record<string, unknown>), ...echoed }),
-      echoed ? JSON.stringify(echoed) : "",
-    );
+    const encoded = encodedBody(message, () => serialize(route.json(message) as Record<string, unknown>));
     // The reply is a thenable: awaiting it settles the handler's promise only once the answer is out, even when an onSend hook (CORS) lets it go later.
     return await sendEncoded(request, reply, encoded, context.responseHeader.record);
   } catch (error) {
