@@ -166,8 +166,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.track.getTrackPage,
     tag: "Races",
     summary: "Track history, one page of up to 10 minutes",
-    description:
-      "The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour. A start group with no gun time yet has no such window: setting the gun can still fill any of its windows, so each is sent max-age=2, however old.",
+    description: `The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour. A start group with no gun time yet has no such window: setting the gun can still fill any of its windows, so each is sent ${NEAR_NOW_CACHE_CONTROL}, however old.`,
     params: RACE_ID,
     querystring: TRACK_QUERY,
     request: trackPageRequest,
