@@ -20,6 +20,7 @@ import { traceId, traceIdFrom } from "../services/context.js";
 import type { StreamTiming } from "../services/deps.js";
 import type { Services } from "../services/routes.js";
 import type { CallOpener } from "../services/admission.js";
+import { inRpcSpan } from "../services/guarded.js";
 import { drainRequest } from "../services/unread-bodies.js";
 import { chooseEncoding, encodedBody, type EncodedBody, type Representation } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
@@ -203,10 +204,12 @@ async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyReques
   const context = restCallContext(route.rpc, request, deps.resolveAddress);
   try {
     // Authentication first: the call is admitted before its parameters become a request message.
-    const admission = await deps.openCall(route.rpc, context.requestHeader, context.values);
-    if ("refusal" in admission) throw admission.refusal;
-    for (const [name, value] of Object.entries(admission.headers)) context.responseHeader.set(name, value);
-    const message = await route.call(deps.services, request, context);
+    const message = await inRpcSpan(route.rpc, context.requestHeader, context.values, async () => {
+      const admission = await deps.openCall(route.rpc, context.requestHeader, context.values);
+      if ("refusal" in admission) throw admission.refusal;
+      for (const [name, value] of Object.entries(admission.headers)) context.responseHeader.set(name, value);
+      return route.call(deps.services, request, context);
+    });
     // The route's 200 schema writes the bytes (fast-json-stringify), unless the route has its own writer.
     // The route's function, not the reply: a kept body may serialise again long after this request.
     const serialize = route.stringify ?? reply.getSerializationFunction("200", "application/json")!;

@@ -11,8 +11,8 @@ import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/conne
 import type { Caller } from "../auth/guard.js";
 import { corsGrant } from "../auth/origins.js";
 import { findCallPolicy, type CallPolicy } from "./call-policies.js";
-import { callerAddress, traceId } from "./context.js";
-import { rpcError, type GuardedDeps } from "./guarded.js";
+import { callerAddress } from "./context.js";
+import { inRpcSpan, type GuardedDeps } from "./guarded.js";
 
 /** A call let in (its caller, and the headers its answer carries: CORS grant, rate-limit standing), or what refused it. */
 export type Admission = { caller: Caller; headers: Record<string, string> } | { refusal: unknown };
@@ -45,6 +45,11 @@ export function callOpener(deps: GuardedDeps): CallOpener {
   };
 }
 
+/** Whether a surface opened the call (then its RPC span, when traced, began with the opening). */
+export function wasOpened(values: ContextValues): boolean {
+  return values.get(opened) !== undefined;
+}
+
 /**
  * The caller the call opened with, its headers set on the answer; a refusal is thrown.
  * A call no surface opened (a handler called directly) is admitted now.
@@ -57,23 +62,27 @@ export async function openingAdmission(deps: GuardedDeps, policy: CallPolicy, co
 }
 
 /**
- * Each guarded route's handler, opened first. A refused call is handed to Connect with a
- * body that fails with the refusal when read and without the headers that frame the
- * body (length, compression, timeout): whatever it sent, a unary call answers the
- * refusal in its protocol's form, and a stream's handler cannot read a message. Routes
- * without a call policy (reflection) are public and pass as they are.
+ * Each guarded route's handler, opened first (a unary call in its RPC span). A refused
+ * call is handed to Connect with one empty message in its encoding instead of its body,
+ * and without the headers that frame a body (length, compression, timeout): whatever it
+ * sent, the handler runs as for any call (metrics, traces) and answers the refusal in
+ * the protocol's form, and a stream's handler is refused at its opening. Routes without
+ * a call policy (reflection) are public and pass as they are.
  */
-export function admittedFirst(open: CallOpener, logger: GuardedDeps["logger"]): (handler: UniversalHandler) => UniversalHandler {
+export function admittedFirst(open: CallOpener): (handler: UniversalHandler) => UniversalHandler {
   return (handler) => {
     if (!findCallPolicy(handler.method)) return handler;
-    const wrapped = async (request: UniversalServerRequest) => {
-      const values = request.contextValues ?? createContextValues();
+    const openAndHandle = async (request: UniversalServerRequest, values: ContextValues) => {
       const outcome = await open(handler.method, request.header, values);
       if (!("refusal" in outcome)) return handler({ ...request, contextValues: values });
-      const error = rpcError(outcome.refusal, values.get(traceId), logger, handler.method.name);
       const header = new Headers(request.header);
       for (const name of BODY_FRAMING) header.delete(name);
-      return handler({ ...request, header, contextValues: values, body: failing(error) });
+      return handler({ ...request, header, contextValues: values, body: emptyMessage(header.get("content-type") ?? "") });
+    };
+    const wrapped = (request: UniversalServerRequest) => {
+      const values = request.contextValues ?? createContextValues();
+      if (handler.method.methodKind !== "unary") return openAndHandle(request, values);
+      return inRpcSpan(handler.method, request.header, values, () => openAndHandle(request, values));
     };
     return Object.assign(wrapped, handler);
   };
@@ -89,8 +98,11 @@ const BODY_FRAMING = [
   "grpc-timeout",
 ];
 
-function failing(error: Error): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
-  };
+/** One empty message as `contentType` frames it: enveloped for gRPC, gRPC-Web and Connect streams, bare for Connect unary. */
+async function* emptyMessage(contentType: string): AsyncIterable<Uint8Array> {
+  const payload = /[+/]json\b/.test(contentType) ? Buffer.from("{}") : Buffer.alloc(0);
+  if (!/^application\/(grpc|connect\+)/.test(contentType)) return yield payload;
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(payload.length, 1);
+  yield Buffer.concat([head, payload]);
 }

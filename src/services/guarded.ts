@@ -5,15 +5,15 @@
 // INTERNAL_ERROR with the same trace id, never a driver message).
 
 import type { DescMethod } from "@bufbuild/protobuf";
-import { ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { ConnectError, type ContextValues, type HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Caller, Guard } from "../auth/guard.js";
 import { TRACE_ID_HEADER, toConnectError } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
 import type { RateLimits } from "../limits/rate-limits.js";
 import { callPolicy, type CallPolicy } from "./call-policies.js";
-import { rpcSpan, tracingOn } from "../telemetry/tracing.js";
-import { admission, openingAdmission } from "./admission.js";
+import { markActiveSpanFailed, rpcSpan, tracingOn } from "../telemetry/tracing.js";
+import { admission, openingAdmission, wasOpened } from "./admission.js";
 import { callerAddress, traceId } from "./context.js";
 
 export interface GuardedDeps {
@@ -37,17 +37,28 @@ export function guarded<I, O>(
     try {
       return await handler(request, await openingAdmission(deps, policy, context), context);
     } catch (error) {
+      if (tracingOn) markActiveSpanFailed(error);
       throw rpcError(error, trace, deps.logger, method.name);
     }
   };
-  return (request, context) => {
-    if (!tracingOn) return call(request, context);
-    // Traced, the call's trace id is its span's (the incoming traceparent's when valid).
-    return rpcSpan(method, context.requestHeader.get("traceparent"), (spanTraceId) => {
-      context.values.set(traceId, spanTraceId);
-      return call(request, context);
-    });
-  };
+  // A call opened by a surface runs in the span its opening started (admission.ts).
+  return (request, context) =>
+    wasOpened(context.values)
+      ? call(request, context)
+      : inRpcSpan(method, context.requestHeader, context.values, () => call(request, context));
+}
+
+/**
+ * `work` in the RPC span of `method` when tracing is on, from the call's opening on, so
+ * the guard's queries are the call's too; the call's trace id becomes the span's (the
+ * incoming traceparent's when valid).
+ */
+export function inRpcSpan<T>(method: DescMethod, header: Pick<Headers, "get">, values: ContextValues, work: () => Promise<T>): Promise<T> {
+  if (!tracingOn) return work();
+  return rpcSpan(method, header.get("traceparent"), (spanTraceId) => {
+    values.set(traceId, spanTraceId);
+    return work();
+  });
 }
 
 /** The guard and one call against the client's bucket again, now (a stream's later messages, its recheck). */

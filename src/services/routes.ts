@@ -3,7 +3,6 @@
 
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
-import type { Logger } from "pino";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
@@ -73,11 +72,10 @@ export function createServices(deps: ServiceDeps): Services {
 export interface RouteDeps {
   services: Services;
   openCall: CallOpener;
-  logger: Logger;
 }
 
-export function connectRoutes({ services, openCall, logger }: RouteDeps): (router: ConnectRouter) => void {
-  const opened = admittedFirst(openCall, logger);
+export function connectRoutes({ services, openCall }: RouteDeps): (router: ConnectRouter) => void {
+  const opened = admittedFirst(openCall);
   return (router) => {
     router.service(RaceLiveService, services.raceLive);
     router.service(LiveInsightsService, services.liveInsights);
