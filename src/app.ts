@@ -58,8 +58,16 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   // The Connect plugin replaces the body parsers inside its scope, so it gets a scope
   // of its own and the REST gateway keeps its own.
   await app.register(async (connect) => {
+    // Connect negotiates the protocol from the content type and answers one it does not
+    // serve (415, as the Connect and gRPC protocols say) in its own form: every request
+    // reaches it, including one whose content type Fastify cannot parse (`;;;`, empty,
+    // non-ASCII), which Fastify would answer with a body of its own.
+    connect.addHook("onRequest", async (request) => {
+      if (request.headers["content-type"] !== undefined && request.mediaType === undefined) delete request.raw.headers["content-type"];
+    });
+    connect.addContentTypeParser("*", (_request, _body, done) => done(null, undefined));
     await connect.register(fastifyConnectPlugin, {
-      routes: connectRoutes(runtime.services),
+      routes: connectRoutes(runtime),
       ...READ_OPTIONS,
       contextValues: (request) => callContext(runtime.resolveAddress(request.raw), request.headers.traceparent),
       interceptors: [rpcMetrics],

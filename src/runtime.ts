@@ -19,6 +19,7 @@ import { OpenStreams } from "./services/guarded-stream.js";
 import { RaceDirectory } from "./services/race-access.js";
 import type { StreamTiming } from "./services/deps.js";
 import { createServices, type Services } from "./services/routes.js";
+import { callOpener, type CallOpener } from "./services/admission.js";
 import type { Pool, PoolOptions } from "./store/pool.js";
 import { primaryReads, replicaReads, type ReadPools } from "./store/read-replica.js";
 import { watchDatabase } from "./telemetry/metrics.js";
@@ -46,6 +47,8 @@ export interface Runtime {
   reads: ReadPools;
   logger: Logger;
   services: Services;
+  /** Opens a call: the guard and the bucket, before its request is read (services/admission.ts). */
+  openCall: CallOpener;
   tokenEndpoint: TokenEndpoint;
   /** The token signing keys, whose public halves the JWK Set publishes. */
   keys: KeyRing;
@@ -102,6 +105,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
     pool,
     reads,
     logger,
+    openCall: callOpener({ guard, limits, logger }),
     services: createServices({
       pool,
       reads,

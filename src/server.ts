@@ -34,7 +34,7 @@ export async function startServer(
   const sessions = new Set<Http2Session>();
   const grpc = createHttp2Server(
     connectNodeAdapter({
-      routes: connectRoutes(runtime.services),
+      routes: connectRoutes(runtime),
       ...READ_OPTIONS,
       contextValues: (request) => callContext(runtime.resolveAddress(request), request.headers.traceparent),
       interceptors: [rpcMetrics],

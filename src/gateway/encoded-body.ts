@@ -70,32 +70,14 @@ export class EncodedBody {
   }
 }
 
-const encodedBodies = new WeakMap<object, Map<string, EncodedBody>>();
+const encodedBodies = new WeakMap<object, EncodedBody>();
 
-/**
- * Spellings of an echoed request kept per message besides its own: a client spells
- * its `since` one way (a browser's toISOString() writes `.000Z`). Further spellings get
- * bytes made for their request alone, so cycling through the dozens an instant has
- * (fraction digits, `T`/`t`, `Z`/`+00:00`) cannot make a kept window hold dozens of copies.
- */
-const KEPT_VARIANTS = 3;
-
-/**
- * The bytes of `message`, serialised by `serialize` the first time they are asked for
- * (and again if a large body's are let go). `variant` names a spelling of the request
- * that the answer echoes (a track page's `since`), "" for none: its bytes are its own.
- */
-export function encodedBody(message: object, serialize: () => string, variant = ""): EncodedBody {
-  let variants = encodedBodies.get(message);
-  if (!variants) {
-    variants = new Map();
-    encodedBodies.set(message, variants);
-  }
-  let encoded = variants.get(variant);
+/** The bytes of `message`, serialised by `serialize` the first time they are asked for (and again if a large body's are let go). */
+export function encodedBody(message: object, serialize: () => string): EncodedBody {
+  let encoded = encodedBodies.get(message);
   if (!encoded) {
     encoded = new EncodedBody(Buffer.from(serialize()), serialize);
-    const keptSpellings = variants.size - (variants.has("") ? 1 : 0);
-    if (variant === "" || keptSpellings < KEPT_VARIANTS) variants.set(variant, encoded);
+    encodedBodies.set(message, encoded);
   }
   return encoded;
 }

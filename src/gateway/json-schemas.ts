@@ -321,7 +321,11 @@ const trackPage = component(
   object({
     raceId: UUID,
     startGroupId: UUID,
-    since: { ...DATE_TIME, description: "Echoes the request." },
+    since: {
+      ...DATE_TIME,
+      description:
+        "The request's since, in this form (UTC, milliseconds): an offset of zero is written Z, and a finer fraction is rounded up to the millisecond, which selects exactly the same fixes.",
+    },
     until: { ...DATE_TIME, description: "The requested until, cut at since + 10 min and at now minus delaySeconds; always after since." },
     nextSince: nullable({
       ...DATE_TIME,

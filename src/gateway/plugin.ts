@@ -6,6 +6,7 @@
 // 304) are computed from the bytes it sends, and the CORS headers the origin policy
 // (auth/origins.ts) gives are sent with each answer.
 
+import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import type { Logger } from "pino";
@@ -18,6 +19,9 @@ import { classify } from "../errors/classify.js";
 import { traceId, traceIdFrom } from "../services/context.js";
 import type { StreamTiming } from "../services/deps.js";
 import type { Services } from "../services/routes.js";
+import type { CallOpener } from "../services/admission.js";
+import { inRpcSpan } from "../services/guarded.js";
+import { drainRequest } from "../services/unread-bodies.js";
 import { chooseEncoding, encodedBody, type EncodedBody, type Representation } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
 import { problemJson, problemOf, sendProblem, type Problem } from "./problem.js";
@@ -26,8 +30,17 @@ import { OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
 import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
 import { STREAM_HEADERS, writeStream, type StreamRoute } from "./sse.js";
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The RPC a data route calls: its error handler opens that call before answering a refused parameter. */
+    rpc?: DescMethod;
+  }
+}
+
 export interface GatewayDeps {
   services: Services;
+  /** Opens a data call before its parameters are read: authentication first (services/admission.ts). */
+  openCall: CallOpener;
   streamTiming: StreamTiming;
   tokenEndpoint: TokenEndpoint;
   origins: KnownOrigins;
@@ -63,6 +76,10 @@ export function gateway(deps: GatewayDeps) {
         // cut short by the client) is the endpoint's to answer, in RFC 6749's form.
         errorHandler: (error: FastifyError, request, reply) => {
           if ((error.statusCode ?? 500) >= 500) throw error;
+          // Fastify closes the connection after a body it did not read, and a client still
+          // sending would lose the answer: the rest is read and dropped instead.
+          reply.removeHeader("connection");
+          drainRequest(request.raw);
           return token(request, reply, null);
         },
       },
@@ -116,15 +133,22 @@ export function gateway(deps: GatewayDeps) {
       });
     });
 
-    api.setErrorHandler((error: FastifyError, request, reply) => {
+    api.setErrorHandler(async (error: FastifyError, request, reply) => {
       const trace = traceIdFrom(request.headers.traceparent);
-      // A path or query value the route's schema refuses: the parameter at fault, by name.
+      // A path or query value the route's schema refuses: the parameter at fault, by name,
+      // once the call is admitted (authentication first), with its rate-limit standing.
       if (error.validation) {
+        const rpc = request.routeOptions.config.rpc;
+        const context = rpc && restCallContext(rpc, request, deps.resolveAddress);
+        const admission = context ? await deps.openCall(rpc, context.requestHeader, context.values) : undefined;
+        if (context && admission && "refusal" in admission)
+          return sendProblem(reply, deps.errorsUrl, callProblem(admission.refusal, context, deps.logger));
+        const callTrace = context?.values.get(traceId) ?? trace;
         return sendProblem(reply, deps.errorsUrl, {
           code: "API_PARAM_INVALID",
           params: { name: parameterName(error.validation[0]!) },
-          traceId: trace,
-          headers: { [TRACE_ID_HEADER]: trace },
+          traceId: callTrace,
+          headers: { ...(admission && "headers" in admission ? admission.headers : {}), [TRACE_ID_HEADER]: callTrace },
         });
       }
       return sendProblem(reply, deps.errorsUrl, problemOf(classify(error, deps.logger, { traceId: trace, url: request.url }), trace));
@@ -132,14 +156,17 @@ export function gateway(deps: GatewayDeps) {
   };
 }
 
-/** The route's schema, and its query adjustment and integer check before the schema validates. */
-function routeOptions(route: { schema: FastifySchema; normalizeQuery?: (query: Query) => void }) {
+/** The route's schema and RPC, and its query adjustment and integer check before the schema validates. */
+function routeOptions(route: { rpc: DescMethod; schema: FastifySchema; normalizeQuery?: (query: Query) => void }) {
   const normalize = route.normalizeQuery;
   const integers = integerParameters(route.schema);
+  // The error handler opens the call before it answers a parameter the schema refused.
+  const config = { rpc: route.rpc };
   // Only where there is something to do: an async hook costs every request of its route a promise and a hook run.
-  if (!normalize && integers.length === 0) return { schema: route.schema };
+  if (!normalize && integers.length === 0) return { schema: route.schema, config };
   return {
     schema: route.schema,
+    config,
     preValidation: async (request: FastifyRequest) => {
       const query = request.query as Query;
       normalize?.(query);
@@ -176,17 +203,17 @@ function refuseNonDecimal(query: Query, names: readonly string[]): void {
 async function serve(deps: GatewayDeps, route: RestRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const context = restCallContext(route.rpc, request, deps.resolveAddress);
   try {
-    const message = await route.call(deps.services, request, context);
+    // Authentication first: the call is admitted before its parameters become a request message.
+    const message = await inRpcSpan(route.rpc, context.requestHeader, context.values, async () => {
+      const admission = await deps.openCall(route.rpc, context.requestHeader, context.values);
+      if ("refusal" in admission) throw admission.refusal;
+      for (const [name, value] of Object.entries(admission.headers)) context.responseHeader.set(name, value);
+      return route.call(deps.services, request, context);
+    });
     // The route's 200 schema writes the bytes (fast-json-stringify), unless the route has its own writer.
-    // A request spelt its own way gets bytes of its own, kept with the message's for the next one spelt so.
-    const echoed = route.echo(request, message);
     // The route's function, not the reply: a kept body may serialise again long after this request.
     const serialize = route.stringify ?? reply.getSerializationFunction("200", "application/json")!;
-    const encoded = encodedBody(
-      message,
-      () => serialize({ ...(route.json(message) as Record<string, unknown>), ...echoed }),
-      echoed ? JSON.stringify(echoed) : "",
-    );
+    const encoded = encodedBody(message, () => serialize(route.json(message) as Record<string, unknown>));
     // The reply is a thenable: awaiting it settles the handler's promise only once the answer is out, even when an onSend hook (CORS) lets it go later.
     return await sendEncoded(request, reply, encoded, context.responseHeader.record);
   } catch (error) {

@@ -77,7 +77,10 @@ export function dataRouteSchema(route: DataRouteDocs): FastifySchema {
   const policy = callPolicy(route.rpc);
   const freshness: Record<string, JsonSchema> = {
     ETag: header("Strong validator of these exact bytes; send it back as If-None-Match.", { maxLength: 40 }),
-    "Cache-Control": header("Private: answers are reached with a bearer token.", route.cacheControl),
+    "Cache-Control": header(
+      ["Private: answers are reached with a bearer token.", route.cacheControl.description].filter(Boolean).join(" "),
+      route.cacheControl,
+    ),
     ...(route.dataAsOf
       ? { "X-Data-As-Of": header("The body's dataAsOf: nothing in it is newer.", { format: "date-time", maxLength: 24 }) }
       : {}),

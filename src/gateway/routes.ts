@@ -26,7 +26,7 @@ import { raceLiveJson, raceLiveObjectJson } from "./race-live-json.js";
 import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
 import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
-import { echoSince, stringifyTrackPage, TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
+import { stringifyTrackPage, TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
 
 const RACE_ID = {
   type: "object",
@@ -166,16 +166,17 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.track.getTrackPage,
     tag: "Races",
     summary: "Track history, one page of up to 10 minutes",
-    description:
-      "The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour.",
+    description: `The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour. A start group with no gun time yet has no such window: setting the gun can still fill any of its windows, so each is sent ${NEAR_NOW_CACHE_CONTROL}, however old.`,
     params: RACE_ID,
     querystring: TRACK_QUERY,
     request: trackPageRequest,
     body: "TrackPage",
-    cacheControl: { enum: [IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL] },
+    cacheControl: {
+      enum: [IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL],
+      description: `${IMMUTABLE_CACHE_CONTROL} for a window ending at least 2 minutes before the delayed cut-off of a start group with a gun time; otherwise ${NEAR_NOW_CACHE_CONTROL}, also for every window of a group with no gun time yet (setting the gun can fill it).`,
+    },
     dataAsOf: true,
     response: trackPageJson,
-    echo: echoSince,
     stringify: stringifyTrackPage,
   }),
   restRoute({

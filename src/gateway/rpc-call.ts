@@ -36,8 +36,6 @@ export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> ext
   request: (request: FastifyRequest) => MessageInitShape<I>;
   /** The response message as the spec's JSON. */
   response: (message: MessageShape<O>) => unknown;
-  /** Fields of that JSON that echo the request as sent, when the client spelt them differently from the message's own form. */
-  echo?: (request: FastifyRequest, message: MessageShape<O>) => Record<string, string> | undefined;
   /** Writes that JSON as the 200 body; by default the serialiser compiled from the route's response schema. */
   stringify?: (json: unknown) => string;
 }
@@ -52,8 +50,6 @@ export interface RestRoute {
   call(services: Services, request: FastifyRequest, context: HandlerContext): Promise<object>;
   /** The answer message as the spec's JSON. */
   json(message: object): unknown;
-  /** Fields of the JSON that echo the request as sent; undefined when the message's own spelling is the sent one. */
-  echo(request: FastifyRequest, message: object): Record<string, string> | undefined;
   stringify?: (json: unknown) => string;
 }
 
@@ -70,7 +66,6 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
       return create(spec.rpc.output, await spec.implementation(services)(input, context));
     },
     json: (message) => spec.response(message as MessageShape<O>),
-    echo: (request, message) => spec.echo?.(request, message as MessageShape<O>),
   };
 }
 

@@ -38,10 +38,10 @@ export const TRACK_QUERY = {
       description: "The start group to read; required when the race has more than one.",
     },
     since: dateTimeParam(
-      "Inclusive lower bound, ISO 8601 UTC. Must be before now minus the event's delay. To page, pass the previous nextSince.",
+      "Inclusive lower bound, ISO 8601 UTC (Z or an offset of zero, 0-9 fraction digits; a finer fraction than milliseconds is rounded up to the millisecond). Must be before now minus the event's delay. To page, pass the previous nextSince.",
     ),
     until: dateTimeParam(
-      "Exclusive upper bound, after since. Default and maximum: since + 10 minutes; cut silently at now minus the event's delay.",
+      "Exclusive upper bound, after since (both rounded up to the millisecond). Default and maximum: since + 10 minutes; cut silently at now minus the event's delay.",
     ),
   },
 };
@@ -78,12 +78,6 @@ function timestampParam(value: string, name: string): Timestamp {
     throw new ApiError("API_PARAM_INVALID", { name });
   }
   return create(TimestampSchema, { seconds: BigInt(date.getTime() / 1000), nanos: Number((match[7] ?? "").padEnd(9, "0")) });
-}
-
-/** The spec's "since: echoes the request": the value as sent, when it is spelt otherwise than the answer's own form. */
-export function echoSince(request: FastifyRequest, page: GetTrackPageResponse): Record<string, string> | undefined {
-  const sent = (request.query as TrackQuery).since;
-  return sent === dateTime(page.since) ? undefined : { since: sent };
 }
 
 /**

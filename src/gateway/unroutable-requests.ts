@@ -63,7 +63,7 @@ export function clientErrorHandler(errorsUrl: string, logger: Logger): (error: E
       Buffer.concat([
         Buffer.from(
           `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Bad Request"}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${body.length}\r\n` +
-            `cache-control: no-store\r\n${TRACE_ID_HEADER}: ${trace}\r\nconnection: close\r\n\r\n`,
+            `cache-control: no-store\r\nvary: Origin\r\n${TRACE_ID_HEADER}: ${trace}\r\nconnection: close\r\n\r\n`,
         ),
         body,
       ]),

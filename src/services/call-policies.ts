@@ -53,6 +53,11 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
 
 const POLICIES = new Map<DescMethod, CallPolicy>(TABLE.map(([method, policy]) => [method, { ...policy, bucket: bucketOf(policy.scope) }]));
 
+/** The policy of a data call; undefined for a public one (reflection). */
+export function findCallPolicy(method: DescMethod): CallPolicy | undefined {
+  return POLICIES.get(method);
+}
+
 export function callPolicy(method: DescMethod): CallPolicy {
   const policy = POLICIES.get(method);
   if (!policy) throw new Error(`no call policy for ${method.parent.typeName}.${method.name}`);

@@ -12,6 +12,7 @@ import { callPolicy } from "./call-policies.js";
 import { traceId } from "./context.js";
 import { SubscriptionStalled, type FeedEvent, type Subscription } from "./feeds.js";
 import { admit, authorize, rpcError, type GuardedDeps } from "./guarded.js";
+import { openingAdmission } from "./admission.js";
 import { openStreams, rateLimited } from "../telemetry/metrics.js";
 
 /** How often an open stream runs the guard again. */
@@ -62,6 +63,24 @@ export class OpenStreams {
 
 export type StreamDeps = GuardedDeps & { streams: OpenStreams };
 
+/**
+ * The messages of a client-streaming or bidirectional call, each with the caller it
+ * was admitted as. The call was admitted when it opened (admission.ts), whatever it
+ * then carries: a refused call ends here before a message is read, an empty one is
+ * charged once. Each message is admitted again as it arrives (the guard, one charge),
+ * so a client disabled mid-call stops and the bucket counts messages.
+ */
+export async function* admittedMessages<I>(
+  deps: GuardedDeps,
+  method: DescMethod,
+  context: HandlerContext,
+  messages: AsyncIterable<I>,
+): AsyncGenerator<{ message: I; caller: Caller }> {
+  const policy = callPolicy(method);
+  await openingAdmission(deps, policy, context);
+  for await (const message of messages) yield { message, caller: await admit(deps, policy, context) };
+}
+
 /** Opens the stream for an authorised caller: checks what the call itself needs (the race) and subscribes. */
 export type StreamOpener<I, T> = (request: I, caller: Caller, context: HandlerContext) => Promise<Subscription<T>>;
 
@@ -84,7 +103,7 @@ export function guardedStream<I, T, O>(
     let subscription: Subscription<T>;
     let release: () => void;
     try {
-      const caller = await admit(deps, policy, context);
+      const caller = await openingAdmission(deps, policy, context);
       release = deps.streams.take(caller.clientId);
       try {
         subscription = await open(request, caller, context);
@@ -93,7 +112,7 @@ export function guardedStream<I, T, O>(
         throw error;
       }
     } catch (error) {
-      throw rpcError(error, trace, deps.logger, context);
+      throw rpcError(error, trace, deps.logger, method.name);
     }
 
     const untrack = deps.streams.track(subscription as Subscription<unknown>);
@@ -112,7 +131,7 @@ export function guardedStream<I, T, O>(
       for await (const event of subscription) yield message(event);
     } catch (error) {
       if (error instanceof SubscriptionStalled) throw new ConnectError(error.message, Code.ResourceExhausted);
-      throw rpcError(error, trace, deps.logger, context);
+      throw rpcError(error, trace, deps.logger, method.name);
     } finally {
       clearInterval(recheckTimer);
       context.signal.removeEventListener("abort", onAbort);

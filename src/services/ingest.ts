@@ -16,9 +16,9 @@ import {
 import type { FixRejection } from "../domain/fix-rules.js";
 import { ApiError, TRACE_ID_HEADER } from "../errors/api-error.js";
 import type { Pool } from "../store/pool.js";
-import { callPolicy } from "./call-policies.js";
 import { traceId } from "./context.js";
-import { admit, guarded, rpcError, type GuardedDeps } from "./guarded.js";
+import { guarded, rpcError, type GuardedDeps } from "./guarded.js";
+import { admittedMessages } from "./guarded-stream.js";
 import { appendFixes, type FixCounts } from "./ingest-fixes.js";
 import {
   writeCourse,
@@ -67,19 +67,17 @@ export function ingestService(deps: IngestDeps): ServiceImpl<typeof IngestServic
 }
 
 /**
- * Each message is admitted (guard and bucket, so a client disabled meanwhile stops)
- * and committed on its own; a failing message ends the call, its field names
+ * The call is admitted when it opens, then each message again (admittedMessages:
+ * guard and bucket, so a client disabled meanwhile stops), and committed on its own; a failing message ends the call, its field names
  * prefixed with `messages[m].` so the client knows which one wrote nothing.
  */
 async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixesRequest>, context: HandlerContext) {
   const trace = context.values.get(traceId);
   context.responseHeader.set(TRACE_ID_HEADER, trace);
-  const policy = callPolicy(IngestService.method.streamFixes);
   const total: FixCounts = { accepted: 0, duplicates: 0, rejected: [] };
   let m = 0;
   try {
-    for await (const request of requests) {
-      const caller = await admit(deps, policy, context);
+    for await (const { message: request, caller } of admittedMessages(deps, IngestService.method.streamFixes, context, requests)) {
       const counts = await appendFixes(deps.pool, caller, request).catch((error: unknown) => {
         throw error instanceof ApiError && error.code === "API_PARAM_INVALID"
           ? new ApiError(error.code, { name: `messages[${m}].${error.params.name}` })
@@ -91,7 +89,7 @@ async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixes
       m++;
     }
   } catch (error) {
-    throw rpcError(error, trace, deps.logger, context);
+    throw rpcError(error, trace, deps.logger, context.method.name);
   }
   return create(StreamFixesResponseSchema, fixAnswer(total));
 }

@@ -20,6 +20,8 @@ import { ingestService } from "./ingest.js";
 import { scopeService } from "./scopes.js";
 import { trackService } from "./track.js";
 import { STRICT_JSON_OPTIONS, withUndecodableAsInvalidArgument } from "./undecodable-requests.js";
+import { admittedFirst, type CallOpener } from "./admission.js";
+import { withUnreadBodyDrained } from "./unread-bodies.js";
 
 /** The racing.v1 services, in the order reflection lists them. */
 export const racingServices: readonly DescService[] = [
@@ -66,7 +68,14 @@ export function createServices(deps: ServiceDeps): Services {
   };
 }
 
-export function connectRoutes(services: Services): (router: ConnectRouter) => void {
+/** What the routes are served with: the services, and the opening of each call (admission.ts). */
+export interface RouteDeps {
+  services: Services;
+  openCall: CallOpener;
+}
+
+export function connectRoutes({ services, openCall }: RouteDeps): (router: ConnectRouter) => void {
+  const opened = admittedFirst(openCall);
   return (router) => {
     router.service(RaceLiveService, services.raceLive);
     router.service(LiveInsightsService, services.liveInsights);
@@ -76,7 +85,8 @@ export function connectRoutes(services: Services): (router: ConnectRouter) => vo
     router.service(ScopeService, services.scopes);
     router.service(IngestService, services.ingest);
     registerReflection(router, racingServices);
-    // Every listener serves these handlers: corrected here, the answer is the same on all.
-    router.handlers.splice(0, router.handlers.length, ...router.handlers.map(withUndecodableAsInvalidArgument));
+    // Every listener serves these handlers: opened and corrected here, the answer is the same on all.
+    const handlers = router.handlers.map((handler) => withUnreadBodyDrained(withUndecodableAsInvalidArgument(opened(handler))));
+    router.handlers.splice(0, router.handlers.length, ...handlers);
   };
 }

@@ -99,12 +99,15 @@ function invalid(name: string): ApiError {
   return new ApiError("API_PARAM_INVALID", { name });
 }
 
-/** Epoch ms of a request time. Track times are whole milliseconds (as `t` is): a finer time is refused. */
+/**
+ * Epoch ms of a request time, rounded up to the millisecond. Fix times are whole
+ * milliseconds, so [since, until) rounded up holds exactly the fixes the finer bounds hold.
+ */
 function epochMs(timestamp: Timestamp | undefined, name: "since" | "until"): number | undefined {
   if (timestamp === undefined) return undefined;
   const { seconds, nanos } = timestamp;
-  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS || nanos < 0 || nanos > 999_999_999 || nanos % 1_000_000 !== 0) throw invalid(name);
-  return Number(seconds) * 1000 + nanos / 1_000_000;
+  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS || nanos < 0 || nanos > 999_999_999) throw invalid(name);
+  return Number(seconds) * 1000 + Math.ceil(nanos / 1_000_000);
 }
 
 /** The requested group; it may be left out only when the race has exactly one. */

@@ -80,6 +80,14 @@ export function rpcSpan<T>(method: DescMethod, traceparent: string | null, work:
   );
 }
 
+/** Marks the active span (the call's RPC span) failed with `error`'s code: an error Connect answers never leaves the span's work. */
+export function markActiveSpanFailed(error: unknown): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.setAttribute("race_api.error_code", apiErrorCode(error));
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
 /** The spec's code an error carries (the ErrorInfo reason of a ConnectError); INTERNAL_ERROR for anything else. */
 export function apiErrorCode(error: unknown): string {
   if (error instanceof ApiError) return error.code;

@@ -163,7 +163,25 @@ describe("requests the HTTP parser refuses", () => {
     expect(answer.headers["content-type"]).toBe("application/problem+json");
     expect(JSON.parse(answer.body)).toEqual(problem(code, status));
     expect(answer.headers["x-trace-id"]).toBe((JSON.parse(answer.body) as { traceId: string }).traceId);
+    // Every 4XX of the document carries Vary (an error may be read by a page, CORS).
+    expect(answer.headers.vary).toBe("Origin");
   });
+});
+
+describe("an RPC whose content type names no protocol", () => {
+  // Fastify refused the unparsable ones with a body of its own (FST_ERR_CTP_INVALID_MEDIA_TYPE).
+  it.each([";;;", "", "application/json;;", "application/grpc-web;;;", "x".repeat(4000), "applic\u00e4tion/json", "text/plain"])(
+    "answers %j as Connect does for any content type it does not serve: 415, no body",
+    async (contentType) => {
+      const response = await fetch(`${api.url}/racing.v1.RaceLiveService/GetRaceLive`, {
+        method: "POST",
+        headers: { "content-type": contentType, ...bearer(token) },
+        body: "{}",
+      });
+      expect(response.status).toBe(415);
+      expect(await response.text()).toBe("");
+    },
+  );
 });
 
 describe("RPC bodies that do not decode", () => {

@@ -182,6 +182,27 @@ describe("the document", () => {
     expect(security("/api/v1/oauth/token")).toEqual([]);
   });
 
+  it("says that every track window of a start group with no gun time yet is max-age=2", () => {
+    const track = document.paths["/api/v1/races/{raceId}/track"]!.get as unknown as {
+      description: string;
+      responses: Record<string, { headers: Record<string, { description: string }> }>;
+    };
+    expect(track.description).toMatch(/no gun time yet .*max-age=2, however old/);
+    expect(track.responses["200"]!.headers["Cache-Control"]!.description).toMatch(
+      /private, max-age=2, also for every window of a group with no gun time yet/,
+    );
+  });
+
+  it("describes TrackPage.since as the service writes it: 24 characters, UTC, milliseconds rounded up", () => {
+    const since = (
+      document.components as unknown as {
+        schemas: Record<string, { properties: Record<string, { maxLength: number; description: string }> }>;
+      }
+    ).schemas.TrackPage!.properties.since!;
+    expect(since.maxLength).toBe(24);
+    expect(since.description).toMatch(/rounded up to the millisecond/);
+  });
+
   it("is served with a strong ETag, public caching and 304 on If-None-Match", async () => {
     const first = await get("/api/v1/openapi.json", {});
     expect(first.headers.get("cache-control")).toBe("public, max-age=300");

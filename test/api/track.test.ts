@@ -105,7 +105,7 @@ describe("since and until", () => {
     ["hour 24", "2026-11-21T24:00:00Z"],
     ["a leap second", "2026-12-31T23:59:60Z"],
     ["year 0", "0000-01-01T00:00:00Z"],
-    ["finer than a millisecond", "2026-11-21T05:00:00.0000005Z"],
+    ["ten fraction digits", "2026-11-21T05:00:00.0000000005Z"],
     ["a number", "1795000000000"],
   ])("refuses since %s with API_PARAM_INVALID naming since", async (_, since) => {
     expect(await refusal({ since })).toEqual(paramInvalid("since"));
@@ -115,7 +115,6 @@ describe("since and until", () => {
     ["an impossible month", "2026-13-01T00:00:00Z"],
     ["a word", "yesterday"],
     ["empty", ""],
-    ["finer than a millisecond", "2026-11-21T05:00:10.000001Z"],
   ])("refuses until %s with API_PARAM_INVALID naming until", async (_, until) => {
     expect(await refusal({ since: GUN, until })).toEqual(paramInvalid("until"));
   });
@@ -149,21 +148,40 @@ describe("since and until", () => {
     );
   });
 
-  it("accepts ISO 8601 UTC with or without a fraction, lower-case t and z, or a zero offset, and echoes since as sent", async () => {
+  it("accepts ISO 8601 UTC with 0-9 fraction digits, lower-case t and z, or a zero offset, and echoes since in the answer's own form", async () => {
     const at = iso(GUN).slice(0, 19);
     for (const [since, ms] of [
       [`${at}Z`, GUN],
       [`${at}.000Z`, GUN],
       [`${at}.250000Z`, GUN + 250],
       [`${at}.25Z`, GUN + 250],
+      [`${at}.123456Z`, GUN + 124],
+      [`${at}.123456789Z`, GUN + 124],
+      [`${at}.000000001+00:00`, GUN + 1],
       [`${at.replace("T", "t")}z`, GUN],
-      [`${at}+00:00`, GUN],
+      [`${at}.000+00:00`, GUN],
       [`${at}-00:00`, GUN],
     ] as const) {
       const { body } = await page({ since });
-      expect(body.since).toBe(since);
+      expect(body.since).toBe(iso(ms));
       expect(body.nextSince).toBe(iso(ms + 10 * MINUTE));
     }
+  });
+
+  it("rounds a finer since and until up to the millisecond, which selects exactly the fixes the finer bounds select", async () => {
+    const t = stored(IDS.steady).t;
+    const at = t.findIndex((ms) => ms >= GUN + MINUTE);
+    const [first, last] = [t[at]!, t[at + 60]!];
+    // Half a millisecond before a fix takes it; a nanosecond after it does not. The same for until, exclusive.
+    const fine = (ms: number, digits: string) => iso(ms).replace("Z", `${digits}Z`);
+    const { body } = await page({ since: fine(first - 1, "5"), until: fine(last, "000001") });
+    const steady = body.boats.find((boat) => boat.entryId === IDS.steady)!;
+    expect([steady.t[0], steady.t.at(-1), body.since, body.until]).toEqual([first, last, iso(first), iso(last + 1)]);
+    const after = (await page({ since: fine(first, "000001"), until: fine(last - 1, "9") })).body;
+    const later = after.boats.find((boat) => boat.entryId === IDS.steady)!;
+    expect([later.t[0], later.t.at(-1)]).toEqual([t[at + 1], t[at + 59]]);
+    // Within one millisecond there is no whole millisecond to serve: until is not after since.
+    expect(await refusal({ since: fine(first, "1"), until: fine(first, "9") })).toEqual(paramInvalid("until"));
   });
 
   it("defaults until to since + 10 minutes and cuts a longer one to it silently", async () => {
@@ -411,7 +429,11 @@ describe("over Connect", () => {
 
   it.each([
     ["since missing", { startGroupId: IDS.group }, "since"],
-    ["since finer than a millisecond", { startGroupId: IDS.group, since: "2026-11-21T05:00:00.000000500Z" }, "since"],
+    [
+      "until within the millisecond of since",
+      { startGroupId: IDS.group, since: "2026-11-21T05:00:00.000000100Z", until: "2026-11-21T05:00:00.000000900Z" },
+      "until",
+    ],
     ["since after the cut-off", { startGroupId: IDS.group, since: iso(Date.now() + MINUTE) }, "since"],
     ["until equal to since", { startGroupId: IDS.group, since: iso(GUN), until: iso(GUN) }, "until"],
     ["until before since", { startGroupId: IDS.group, since: iso(GUN), until: iso(GUN - 1000) }, "until"],

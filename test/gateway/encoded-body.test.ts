@@ -1,7 +1,6 @@
 // An answer's bytes made once: the ETag of each representation, compression that
 // round-trips, a large body's uncompressed bytes let go once it is compressed and made
-// again, the same, for a client that takes no compression, and one set of bytes per
-// spelling of an echoed request.
+// again, the same, for a client that takes no compression.
 
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -47,32 +46,6 @@ describe("an encoded body", () => {
     // The compressed forms stay: asked again, they are the same objects, not made anew.
     expect(encoded.representation("br")).toBe(br);
     expect(encodedBody(message, serialize)).toBe(encoded);
-  });
-
-  it("keeps each spelling of an echoed request as bytes of its own, serialised once", () => {
-    const message = {};
-    const plain = counted(2000);
-    const spelt = counted(2000);
-    const shared = encodedBody(message, plain.serialize);
-    const echoed = encodedBody(message, spelt.serialize, '{"since":"2026-07-04T13:00:00.000Z"}');
-    expect(echoed).not.toBe(shared);
-    expect(encodedBody(message, spelt.serialize, '{"since":"2026-07-04T13:00:00.000Z"}')).toBe(echoed);
-    expect(encodedBody(message, plain.serialize)).toBe(shared);
-    expect([plain.counter.calls, spelt.counter.calls]).toEqual([1, 1]);
-  });
-
-  it("keeps three spellings of an echoed request at most: a fourth gets bytes of its own each time", () => {
-    const message = {};
-    const spellings = ["2026-07-04T13:00:00Z", "2026-07-04T13:00:00.000Z", "2026-07-04t13:00:00Z", "2026-07-04T13:00:00+00:00"];
-    const kept = spellings.slice(0, 3).map((since) => encodedBody(message, counted(2000).serialize, since));
-    for (const [i, since] of spellings.slice(0, 3).entries()) expect(encodedBody(message, counted(2000).serialize, since)).toBe(kept[i]);
-    const fourth = counted(2000);
-    const once = encodedBody(message, fourth.serialize, spellings[3]!);
-    expect(encodedBody(message, fourth.serialize, spellings[3]!)).not.toBe(once);
-    expect(fourth.counter.calls).toBe(2);
-    // The message's own bytes are kept whatever the spellings.
-    const own = encodedBody(message, counted(2000).serialize);
-    expect(encodedBody(message, counted(2000).serialize)).toBe(own);
   });
 
   it("is sent compressed only from 1 KiB, in the client's preferred encoding", () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll } from "vitest";
 import { buildApp } from "../../src/app.js";
 import type { Scenario } from "../../src/domain/scenario.js";
 import type { Runtime, RuntimeConfig } from "../../src/runtime.js";
-import { callerAddress, traceId, traceIdFrom } from "../../src/services/context.js";
+import { callContext } from "../../src/services/context.js";
 import { connectRoutes } from "../../src/services/routes.js";
 import { secretOf, seedIdentities } from "./api.js";
 import { useFreshDatabase, type TestDatabase } from "./database.js";
@@ -95,15 +95,17 @@ export function useInProcessApi(
     tokenFor,
     client(service, address = "127.0.0.1") {
       // What the listeners hand every call (services/context.ts): the caller's address and a trace id.
-      const transport = createRouterTransport(connectRoutes(started().runtime.services), {
-        router: {
-          interceptors: [
-            (next) => (request) => {
-              request.contextValues.set(callerAddress, address).set(traceId, traceIdFrom(undefined));
-              return next(request);
-            },
-          ],
-        },
+      const routes = connectRoutes(started().runtime);
+      const transport = createRouterTransport((router) => {
+        routes(router);
+        // Before the call is opened (admission.ts), as the listeners' contextValues option does.
+        const handlers = router.handlers.map((handler) =>
+          Object.assign(
+            (request: Parameters<typeof handler>[0]) => handler({ ...request, contextValues: callContext(address, undefined) }),
+            handler,
+          ),
+        );
+        router.handlers.splice(0, router.handlers.length, ...handlers);
       });
       return createClient(service, transport);
     },

@@ -47,16 +47,18 @@ export type GetTrackPageRequest = Message<"racing.v1.GetTrackPageRequest"> & {
   /**
    * Inclusive lower bound. Required: unset, or at or after the delayed
    * cut-off (now minus delay), is API_PARAM_INVALID (name since). Track times
-   * are whole milliseconds: a finer since is API_PARAM_INVALID too.
+   * are whole milliseconds: a finer since is rounded up to the millisecond,
+   * which selects exactly the same fixes.
    *
    * @generated from field: google.protobuf.Timestamp since = 3;
    */
   since?: Timestamp | undefined;
 
   /**
-   * Exclusive upper bound. Unset means since + 10 minutes; must be after
-   * since and whole milliseconds, otherwise API_PARAM_INVALID (name until).
-   * Silently cut to since + 10 minutes and to now minus the delay.
+   * Exclusive upper bound. Unset means since + 10 minutes; rounded up to the
+   * millisecond like since, it must then be after since, otherwise
+   * API_PARAM_INVALID (name until). Silently cut to since + 10 minutes and to
+   * now minus the delay.
    *
    * @generated from field: google.protobuf.Timestamp until = 4;
    */
@@ -92,7 +94,7 @@ export type GetTrackPageResponse = Message<"racing.v1.GetTrackPageResponse"> & {
   startGroupId: string;
 
   /**
-   * Echoes the request's since. Always set.
+   * Echoes the request's since, rounded up to the millisecond. Always set.
    *
    * @generated from field: google.protobuf.Timestamp since = 3;
    */
