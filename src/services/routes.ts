@@ -19,6 +19,7 @@ import { resultsService } from "./results.js";
 import { ingestService } from "./ingest.js";
 import { scopeService } from "./scopes.js";
 import { trackService } from "./track.js";
+import { withBidiNeedsHttp2 } from "./bidi-over-http1.js";
 import { STRICT_JSON_OPTIONS, withUndecodableAsInvalidArgument } from "./undecodable-requests.js";
 
 /** The racing.v1 services, in the order reflection lists them. */
@@ -77,6 +78,10 @@ export function connectRoutes(services: Services): (router: ConnectRouter) => vo
     router.service(IngestService, services.ingest);
     registerReflection(router, racingServices);
     // Every listener serves these handlers: corrected here, the answer is the same on all.
-    router.handlers.splice(0, router.handlers.length, ...router.handlers.map(withUndecodableAsInvalidArgument));
+    router.handlers.splice(
+      0,
+      router.handlers.length,
+      ...router.handlers.map((handler) => withBidiNeedsHttp2(withUndecodableAsInvalidArgument(handler))),
+    );
   };
 }
