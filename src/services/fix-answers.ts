@@ -11,8 +11,8 @@ import type { FixCounts, RejectedFix } from "./ingest-fixes.js";
 
 /**
  * Refused fixes an answer lists one by one. 100 keeps the worst answer (100 listed
- * fixes of the longest reason, six reason counts) near 12 KB as Connect JSON and 5 KB
- * as protobuf, far under any client's receive limit (grpc-js: 4 MiB), and still names
+ * fixes of the longest reason, six reason counts) at 13 KB as Connect JSON and 5 KB as
+ * protobuf, far under any client's receive limit (grpc-js: 4 MiB), and still names
  * every fix of an ordinary batch that had a few refused.
  */
 export const LISTED_REJECTIONS = 100;

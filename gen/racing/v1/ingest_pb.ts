@@ -11,8 +11,9 @@
 // writable (so they can be published); legacy events are not found.
 //
 // Rules every RPC keeps:
-// - One request is one transaction: an answer means committed; an error means
-//   nothing of the request was written.
+// - One request (one message of StreamFixes or PushFixes) is one transaction:
+//   an answer means committed; an error means nothing of the request was
+//   written.
 // - Idempotent by natural key: re-sending a request changes nothing. A fix is
 //   identified by start group, entry and t; a wind reading by start group and
 //   measured_at_utc; a live-order reading by start group and as_of_utc; a
@@ -1465,8 +1466,11 @@ export const IngestService: GenService<{
    * decode (INVALID_ARGUMENT) or is over 8 MiB (RESOURCE_EXHAUSTED).
    *
    * Each answer lists at most 100 rejected fixes and counts the rest per
-   * reason (rejected_unlisted): at most about 12 KB as Connect JSON, far
-   * under any client's receive limit (grpc-js: 4 MiB).
+   * reason (rejected_unlisted): at most 13 KB as Connect JSON and 5 KB as
+   * protobuf, far under any client's receive limit (grpc-js: 4 MiB). The
+   * server shutting down ends the stream (OK) once the message under way is
+   * answered: reconnect and go on from the next sequence. A stream cannot
+   * outlive the token it opened with: open a new one before it expires.
    *
    * @generated from rpc racing.v1.IngestService.PushFixes
    */
