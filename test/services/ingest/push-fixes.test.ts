@@ -42,6 +42,9 @@ const api = useApi({
 
 const PUSH = "/racing.v1.IngestService/PushFixes";
 const now = () => Math.floor(Date.now() / 1000) * 1000;
+let calls = 0;
+/** `agoMs` before now, plus a millisecond no other call has: tests of this file never write the same key. */
+const recent = (agoMs: number) => now() - agoMs + ++calls;
 
 let client: grpc.Client;
 beforeAll(() => {
@@ -86,7 +89,7 @@ async function storedTimes(entryId: string, fromMs: number, toMs: number): Promi
 
 describe("PushFixes over gRPC", () => {
   it("answers each message with its sequence once it has committed, while the stream stays open", async () => {
-    const t = now() - 60_000;
+    const t = recent(60_000);
     const call = push();
     for (const [i, sequence] of [7n, 8n, 9n].entries()) {
       call.write({ sequence, raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, t + i * 3000, 3)] });
@@ -100,7 +103,7 @@ describe("PushFixes over gRPC", () => {
   });
 
   it("takes messages sent ahead one at a time and answers them in the order sent; a repeated or out-of-order sequence is answered again", async () => {
-    const t = now() - 90_000;
+    const t = recent(90_000);
     const message = (sequence: bigint, k: number) => ({
       sequence,
       raceId: IDS.race,
@@ -126,7 +129,7 @@ describe("PushFixes over gRPC", () => {
   });
 
   it("answers a malformed message in its place, naming the field, and goes on: it wrote nothing, the others are committed", async () => {
-    const t = now() - 45_000;
+    const t = recent(45_000);
     const call = push();
     const before = await snapshot(api.db.pool);
     call.write({ sequence: 1n, raceId: IDS.race, startGroupId: IDS.group, boats: [{ ...boatFixes(IDS.a, t, 2), lat: [1] }] });
@@ -151,7 +154,7 @@ describe("PushFixes over gRPC", () => {
   });
 
   it("lists at most 100 refused fixes of a message and counts the rest per reason", async () => {
-    const t = now() - 150_000;
+    const t = recent(150_000);
     const n = 20_000; // the most one message may hold
     const outOfRange = { ...boatFixes(IDS.a, t - n * 1000, n), lat: Array.from({ length: n }, () => 91) };
     const call = push();
@@ -170,7 +173,7 @@ describe("PushFixes over gRPC", () => {
   });
 
   it("counts the unlisted per reason in the enum's order, and all add up to the fixes sent", async () => {
-    const t = now() - 40_000;
+    const t = recent(40_000);
     const call = push();
     const unknown = boatFixes(IDS.outsider, t, 150);
     const future = boatFixes(IDS.b, now() + 60_000, 30);
@@ -187,7 +190,7 @@ describe("PushFixes over gRPC", () => {
   });
 
   it("ends the call at a message that does not decode: the messages answered before it stay", async () => {
-    const t = now() - 30_000;
+    const t = recent(30_000);
     const call = push();
     call.write({ sequence: 1n, raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, t, 1)] });
     expect(counts(await call.next()).accepted).toBe(1);
@@ -214,7 +217,7 @@ describe("PushFixes' guard", () => {
   });
 
   it("counts the opening and each message against the ingest bucket; the message past it ends the call with RESOURCE_EXHAUSTED and RetryInfo, writing nothing", async () => {
-    const t = now() - 30_000;
+    const t = recent(30_000);
     const call = push(await tokenFor(api.url, "otherWriter"));
     const message = (k: number) => ({
       sequence: BigInt(k),
@@ -237,7 +240,7 @@ describe("PushFixes' guard", () => {
   });
 
   it("runs for each message: a client disabled meanwhile is stopped within 5 s, and what was answered stays", async () => {
-    const t = now() - 40_000;
+    const t = recent(40_000);
     const call = push(await tokenFor(api.url, "laterDisabled"));
     call.write({ sequence: 1n, raceId: IDS.race, startGroupId: IDS.noGun, boats: [boatFixes(IDS.a, t, 1)] });
     expect(counts(await call.next()).accepted).toBe(1);
@@ -261,7 +264,7 @@ describe("PushFixes' guard", () => {
 
 describe("PushFixes and shutdown", () => {
   it("ends an open stream (OK) when the server stops, after answering the message under way, so the server does not wait for the client", async () => {
-    const t = now() - 20_000;
+    const t = recent(20_000);
     const stopping = await startApi(api.db);
     const own = grpcClient(stopping.grpcUrl);
     try {
@@ -280,7 +283,7 @@ describe("PushFixes and shutdown", () => {
 
 describe("StreamFixes' answer", () => {
   it("stays small however many fixes the call refused: 12 messages of 20,000 out-of-range fixes are answered, 100 listed and the rest counted", async () => {
-    const t = now() - 300_000;
+    const t = recent(300_000);
     const n = 20_000;
     const boat = { ...boatFixes(IDS.b, t - n * 1000, n), lat: Array.from({ length: n }, () => -91) };
     const answer = await new Promise<StreamFixesResponse>((resolve, reject) => {
