@@ -109,11 +109,12 @@ export interface FixPusher {
 /** A stream is replaced this long after it opened, so it never outlives the token it opened with (5 minutes left at least). */
 const STREAM_MAX_AGE_MS = 4 * 60_000;
 
-export function createFixPusher(client: IngestClient): FixPusher {
+export function createFixPusher(client: IngestClient, options: { maxStreamAgeMs?: number } = {}): FixPusher {
+  const maxAgeMs = options.maxStreamAgeMs ?? STREAM_MAX_AGE_MS;
   let stream: PushStream | null = null;
   return {
     push(batch) {
-      if (!stream?.usable()) {
+      if (!stream?.usable(maxAgeMs)) {
         stream?.close();
         stream = new PushStream(client);
       }
@@ -139,8 +140,8 @@ class PushStream {
     this.done = this.read(client);
   }
 
-  usable(): boolean {
-    return !this.ended && Date.now() - this.openedMs < STREAM_MAX_AGE_MS;
+  usable(maxAgeMs: number): boolean {
+    return !this.ended && Date.now() - this.openedMs < maxAgeMs;
   }
 
   push(batch: PushedBatch): Promise<PushFixesResponse> {

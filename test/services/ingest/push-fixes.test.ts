@@ -21,10 +21,12 @@ import {
   type StreamFixesRequest,
   type StreamFixesResponse,
 } from "../../../gen/racing/v1/ingest_pb.js";
+import { createFixPusher, createIngestClient } from "../../../src/ingest-client.js";
 import { LISTED_REJECTIONS } from "../../../src/services/fix-answers.js";
+import { registry } from "../../../src/telemetry/metrics.js";
 import { CLUB, secretOf, startApi, tokenFor, useApi } from "../../support/api.js";
 import { grpcClient, openBidi } from "../../support/grpc.js";
-import { boatFixes, INGEST_IDS as IDS, ingestScenario } from "../../support/ingest-scenarios.js";
+import { boatFixes, INGEST_IDS as IDS, ingestScenario, refusal } from "../../support/ingest-scenarios.js";
 import { snapshot } from "../../support/snapshot.js";
 
 /** The other club's writer may make 4 ingest calls a minute: the bucket test's budget. */
@@ -278,6 +280,43 @@ describe("PushFixes and shutdown", () => {
     } finally {
       own.close();
     }
+  });
+});
+
+describe("our tools' pusher (createFixPusher)", () => {
+  const pushStreams = async () =>
+    (await registry.getSingleMetric("race_api_requests_total")!.get()).values
+      .filter((v) => v.labels.surface === "grpc" && v.labels.route === "racing.v1.IngestService/PushFixes")
+      .reduce((n, v) => n + v.value, 0);
+  const ingest = () => createIngestClient({ url: api.url, grpcUrl: api.grpcUrl, clientId: "writer", clientSecret: secretOf("writer") });
+  const batch = (t: number) => ({ raceId: IDS.race, startGroupId: IDS.noGun, boats: [boatFixes(IDS.b, t, 1)] });
+
+  it("keeps one stream for its batches, rejects a refused one with its ErrorInfo and goes on", async () => {
+    const t = recent(50_000);
+    const before = await pushStreams();
+    const pusher = createFixPusher(ingest());
+    const answers = await Promise.all([pusher.push(batch(t)), pusher.push(batch(t + 1000))]);
+    expect(answers.map((a) => [Number(a.sequence), a.accepted])).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(await refusal(pusher.push({ ...batch(t), startGroupId: "nope" }))).toMatchObject({
+      code: "InvalidArgument",
+      reason: "API_PARAM_INVALID",
+      metadata: { name: "startGroupId" },
+    });
+    expect((await pusher.push(batch(t))).duplicates).toBe(1);
+    await pusher.close();
+    expect(await pushStreams()).toBe(before + 1);
+  });
+
+  it("opens a new stream once its stream is older than its limit (4 minutes: its token always has 5 left)", async () => {
+    const t = recent(50_000);
+    const before = await pushStreams();
+    const pusher = createFixPusher(ingest(), { maxStreamAgeMs: 0 });
+    for (let k = 0; k < 3; k++) expect((await pusher.push(batch(t + k * 1000))).accepted).toBe(1);
+    await pusher.close();
+    expect(await pushStreams()).toBe(before + 3);
   });
 });
 
