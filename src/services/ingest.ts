@@ -6,7 +6,7 @@
 // answers each message as it commits.
 
 import { create } from "@bufbuild/protobuf";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   AppendFixesResponseSchema,
   IngestService,
@@ -82,6 +82,8 @@ async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixes
       m++;
     }
   } catch (error) {
+    // Connect's own word on the request stream (a message that does not decode, or over 8 MiB) stands.
+    if (error instanceof ConnectError) throw error;
     throw rpcError(error, trace, deps.logger, context);
   }
   return create(StreamFixesResponseSchema, total.answer());

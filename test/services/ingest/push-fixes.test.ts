@@ -199,6 +199,7 @@ describe("PushFixes over gRPC", () => {
     call.writeRaw(Buffer.from([0x0f, 0xff, 0xff]));
     const error = await call.ended;
     expect(error?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error?.details).toBe("the request is not a valid racing.v1.PushFixesRequest message");
     expect(await storedTimes(IDS.b, t, t)).toEqual([t]);
   });
 });

@@ -195,6 +195,22 @@ describe("gRPC (h2c) with a real client", () => {
     expect(rows.map((r) => Number(r.t))).toEqual([t, t + 1000]);
   });
 
+  it("StreamFixes ends at a message that does not decode with INVALID_ARGUMENT, not an internal error", async () => {
+    const error = await new Promise<grpc.ServiceError | null>((resolve) => {
+      const call = client.makeClientStreamRequest(
+        "/racing.v1.IngestService/StreamFixes",
+        (bytes: Buffer) => bytes,
+        (bytes: Buffer) => bytes,
+        metadata(),
+        (e) => resolve(e),
+      );
+      call.write(Buffer.from([0x0f, 0xff, 0xff]));
+      call.end();
+    });
+    expect(error?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error?.details).toBe("the request is not a valid racing.v1.StreamFixesRequest message");
+  });
+
   it("StreamFixes needs tracking:write like every ingest call", async () => {
     const reader = await tokenFor(api.url, "reader");
     const m = new grpc.Metadata();
