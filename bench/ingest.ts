@@ -11,9 +11,11 @@
 //  baseline: `race-api import` (one transaction, validated) of a file holding the same
 //            fixes, in-process, into a fresh database.
 //
-// Each run uses fresh databases and a fresh server; medians of RUNS runs.
+// Each run uses fresh databases and a fresh server; medians of RUNS runs. VIA=push sends
+// every batch over the acknowledged stream instead (PushFixes, CONCURRENCY streams, see
+// ingest-push.ts): the same batches, each answered as it commits.
 //
-//   npm run bench:ingest        (RUNS=3 SECONDS=20 RACES=100 BOATS=100 CONCURRENCY=16;
+//   npm run bench:ingest        (RUNS=3 SECONDS=20 RACES=100 BOATS=100 CONCURRENCY=16 VIA=append;
 //                                PROFILE=DIR writes a CPU profile of each server there)
 
 import { spawn, type ChildProcess } from "node:child_process";
@@ -32,6 +34,7 @@ import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase } from "../src/store/pool.js";
 import { BIN } from "../test/support/cli.js";
 import { freePort } from "../test/support/ports.js";
+import { pushSender } from "./ingest-push.js";
 import { serverNodeFlags } from "./server-node-flags.js";
 
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -39,6 +42,7 @@ const SECONDS = Number(process.env.SECONDS ?? 20);
 const RACES = Number(process.env.RACES ?? 100);
 const BOATS = Number(process.env.BOATS ?? 100);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+const VIA = process.env.VIA === "push" ? "push" : "append";
 const SECRET = "bench-ingest-secret";
 /** The events' delay: fixes some minutes old are still live, so a slow run is measured, not refused. */
 const DELAY_SECONDS = 600;
@@ -65,14 +69,14 @@ for (let run = 1; run <= RUNS; run++) {
 const m = (pick: (r: RunFigures) => number) => median(runs.map(pick));
 const cpu = os.cpus();
 console.log(`
-Ingest: ${RACES} races x ${BOATS} boats, 2 x ${SECONDS} s of fixes at 1 Hz (${fmt(2 * RACES * BOATS * SECONDS)} fixes), AppendFixes over gRPC (h2c), one call per second of one start group
+Ingest: ${RACES} races x ${BOATS} boats, 2 x ${SECONDS} s of fixes at 1 Hz (${fmt(2 * RACES * BOATS * SECONDS)} fixes), ${VIA === "push" ? `PushFixes over gRPC (h2c), ${CONCURRENCY} streams, one message` : "AppendFixes over gRPC (h2c), one call"} per second of one start group
 machine: ${cpu[0]?.model.trim() ?? "?"}, ${cpu.length} cores, Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${os
   .loadavg()
   .map((l) => l.toFixed(2))
   .join(" ")}
 median of ${RUNS} runs
   paced at 1 Hz (goal ${fmt(RACES * BOATS)} fixes/s)   ${fmt(m((r) => r.paced.fixesPerS))} fixes/s; ack p50 ${m((r) => r.paced.p50).toFixed(1)} ms, p99 ${m((r) => r.paced.p99).toFixed(1)} ms; seconds sent late (the previous not yet acknowledged) ${m((r) => r.paced.lateSeconds)} of ${SECONDS}
-  unpaced, ${CONCURRENCY} calls in flight          ${fmt(m((r) => r.unpaced.fixesPerS))} fixes/s; ack p50 ${m((r) => r.unpaced.p50).toFixed(1)} ms, p99 ${m((r) => r.unpaced.p99).toFixed(1)} ms
+  unpaced, ${CONCURRENCY} ${VIA === "push" ? "streams" : "calls in flight"}          ${fmt(m((r) => r.unpaced.fixesPerS))} fixes/s; ack p50 ${m((r) => r.unpaced.p50).toFixed(1)} ms, p99 ${m((r) => r.unpaced.p99).toFixed(1)} ms
   baseline: race-api import of the same fixes  ${fmt(m((r) => r.importFixesPerS))} fixes/s
   ratio unpaced ingest / import                ${(m((r) => r.unpaced.fixesPerS / r.importFixesPerS)).toFixed(3)}`);
 
@@ -121,8 +125,11 @@ async function oneRun(): Promise<RunFigures> {
         });
       const client = createIngestClient({ url: api.url, grpcUrl: api.grpcUrl, clientId: "bench-ingest", clientSecret: SECRET });
       await client.updateRace({ raceId: races[0]!.id }); // a token and a warm connection before the clock starts
-      const paced = await sendPaced(client, (s) => batchesOf(s, "paced"));
-      const unpaced = await sendUnpaced(client, (s) => batchesOf(s, "unpaced"));
+      const pushed = VIA === "push" ? pushSender(client, CONCURRENCY) : null;
+      const send: Send = pushed ? pushed.send : (batch) => client.appendFixes(batch);
+      const paced = await sendPaced(send, (s) => batchesOf(s, "paced"));
+      const unpaced = await sendUnpaced(send, (s) => batchesOf(s, "unpaced"));
+      await pushed?.close();
       return { paced, unpaced, importFixesPerS };
     } finally {
       await api.stop();
@@ -131,7 +138,11 @@ async function oneRun(): Promise<RunFigures> {
 }
 
 /** Each second, that second's batches of every race, all at once; a second whose predecessor is still unacknowledged when it is due goes late. */
-async function sendPaced(client: IngestClient, batchesOf: (second: number) => Parameters<IngestClient["appendFixes"]>[0][]) {
+/** One batch to the server, resolving with its answer: an AppendFixes call or a PushFixes message. */
+type Send = (batch: Batch) => Promise<{ accepted: number; rejected: unknown[] }>;
+type Batch = Parameters<IngestClient["appendFixes"]>[0] & Parameters<ReturnType<typeof pushSender>["send"]>[0];
+
+async function sendPaced(send: Send, batchesOf: (second: number) => Batch[]) {
   const acks: number[] = [];
   let rejected = 0;
   let fixes = 0;
@@ -141,7 +152,7 @@ async function sendPaced(client: IngestClient, batchesOf: (second: number) => Pa
     const due = started + second * 1000;
     if (performance.now() < due) await sleep(due - performance.now());
     else if (second > 0) lateSeconds++;
-    const answers = await Promise.all(batchesOf(second).map((batch) => timed(client, batch, acks)));
+    const answers = await Promise.all(batchesOf(second).map((batch) => timed(send, batch, acks)));
     for (const answer of answers) {
       fixes += answer.accepted;
       rejected += answer.rejected.length;
@@ -154,7 +165,7 @@ async function sendPaced(client: IngestClient, batchesOf: (second: number) => Pa
 }
 
 /** Every batch, CONCURRENCY calls in flight. */
-async function sendUnpaced(client: IngestClient, batchesOf: (second: number) => Parameters<IngestClient["appendFixes"]>[0][]) {
+async function sendUnpaced(send: Send, batchesOf: (second: number) => Batch[]) {
   const queue = Array.from({ length: SECONDS }, (_, s) => batchesOf(s)).flat();
   const acks: number[] = [];
   let fixes = 0;
@@ -163,7 +174,7 @@ async function sendUnpaced(client: IngestClient, batchesOf: (second: number) => 
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       for (let batch = queue.shift(); batch; batch = queue.shift()) {
-        const answer = await timed(client, batch, acks);
+        const answer = await timed(send, batch, acks);
         fixes += answer.accepted;
         rejected += answer.rejected.length;
       }
@@ -173,9 +184,9 @@ async function sendUnpaced(client: IngestClient, batchesOf: (second: number) => 
   return { fixesPerS: fixes / ((performance.now() - started) / 1000), p50: pct(sorted, 50), p99: pct(sorted, 99), rejected };
 }
 
-async function timed(client: IngestClient, batch: Parameters<IngestClient["appendFixes"]>[0], acks: number[]) {
+async function timed(send: Send, batch: Batch, acks: number[]) {
   const started = performance.now();
-  const answer = await client.appendFixes(batch);
+  const answer = await send(batch);
   acks.push(performance.now() - started);
   return answer;
 }

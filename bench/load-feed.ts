@@ -133,6 +133,7 @@ function runFeedProcess(): void {
         feeds.push(
           startFeed(client, race, {
             fromMs: plan.nowMs,
+            pushFixes: true,
             onError: (error) => send({ type: "error", message: String((error as Error).message ?? error).slice(0, 160) }),
             onFixesAcked: (ack) => {
               const [entryId, t] = [...ack.newestT][0] ?? [];

@@ -58,7 +58,11 @@ export async function runDemo(config: Config): Promise<number> {
     const runtime = await createRuntime(config, pool, log);
     const server = await startServer(config, runtime);
     const client = createIngestClient({ url: server.httpUrl, grpcUrl: server.grpcUrl, clientId: FEED_CLIENT_ID, clientSecret: feedSecret });
-    const feed = startFeed(client, race, { fromMs: now, onError: (error) => log.error({ err: error }, "live feed call failed") });
+    const feed = startFeed(client, race, {
+      fromMs: now,
+      pushFixes: true,
+      onError: (error) => log.error({ err: error }, "live feed call failed"),
+    });
     const overlayToken = await fetchToken(server.httpUrl, clientSecret);
     say(instructions(race, clientSecret, server.httpUrl, server.grpcUrl, overlayToken));
 

@@ -32,7 +32,8 @@ Required:
   --client-id ID        an API client of that club with the scope tracking:write;
                         its secret in --client-secret or RACE_API_CLIENT_SECRET
 Options:
-  --grpc-url URL        send to the gRPC listener (h2c or TLS) instead of Connect
+  --grpc-url URL        send to the gRPC listener (h2c or TLS) instead of Connect,
+                        the fixes on one PushFixes stream (AppendFixes otherwise)
   --speed N             play the race N times faster than real time, 1-${MAX_SPEED} (default 1):
                         every time is compressed, so boats cover ground N times
                         faster than the speed they report
@@ -85,6 +86,8 @@ export async function feedCommand(args: string[], say: (line: string) => void = 
   let lastError = "";
   const feed: Feed = startFeed(client, race, {
     fromMs: startMs,
+    // On gRPC, the fixes go on one acknowledged stream, as a platform sends them.
+    pushFixes: options.grpcUrl !== undefined,
     onFixesAcked: (ack: FixesAck) => acks.push(ack.ackedMs - ack.sentMs),
     onError: (error) => (lastError = describe(error)),
   });

@@ -3,7 +3,7 @@
 // RetryInfo for 429 and 503. REST callers get the same error back through the gateway,
 // which reads it with `describeRpcError`.
 
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { DurationSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
@@ -54,11 +54,14 @@ export function retryAfter(code: ErrorCode): Record<string, string> {
   return "retryAfterSeconds" in spec ? { "retry-after": String(spec.retryAfterSeconds) } : {};
 }
 
+/** The google.rpc.ErrorInfo of `error`: its code as reason, its params as metadata. */
+export function errorInfo(error: ApiError): MessageInitShape<typeof ErrorInfoSchema> {
+  return { reason: error.code, domain: ERROR_DOMAIN, metadata: { ...error.params } };
+}
+
 export function toConnectError(error: ApiError, traceId: string): ConnectError {
   const spec = ERROR_CODES[error.code];
-  const details: OutgoingDetails = [
-    { desc: ErrorInfoSchema, value: { reason: error.code, domain: ERROR_DOMAIN, metadata: { ...error.params } } },
-  ];
+  const details: OutgoingDetails = [{ desc: ErrorInfoSchema, value: errorInfo(error) }];
   if ("retryAfterSeconds" in spec) {
     details.push({ desc: RetryInfoSchema, value: { retryDelay: create(DurationSchema, { seconds: BigInt(spec.retryAfterSeconds) }) } });
   }

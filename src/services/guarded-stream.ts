@@ -22,6 +22,7 @@ const RECHECK_MS = 1000;
 export class OpenStreams {
   private readonly perClient = new Map<string, number>();
   private readonly open = new Set<Subscription<unknown>>();
+  private readonly onShutdown = new Set<() => void>();
 
   constructor(readonly maxPerClient: number) {}
 
@@ -51,9 +52,16 @@ export class OpenStreams {
     };
   }
 
+  /** Has `end` called by endAll, until the returned function is: for streams that are no Watch stream (PushFixes). */
+  whileOpen(end: () => void): () => void {
+    this.onShutdown.add(end);
+    return () => this.onShutdown.delete(end);
+  }
+
   /** Ends every open stream cleanly: clients reconnect, to another instance if this one is going. */
   endAll(): void {
     for (const subscription of this.open) subscription.end();
+    for (const end of this.onShutdown) end();
   }
 
   get size(): number {

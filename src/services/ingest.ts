@@ -2,24 +2,25 @@
 // goes through the same guard as reads (scope tracking:write, the ingest bucket);
 // each RPC is one transaction on the primary (ingest-fixes.ts, ingest-records.ts,
 // ingest-scenario.ts). StreamFixes commits each message as it arrives and answers
-// once, with the sums, when the client half-closes.
+// once, with the sums, when the client half-closes; PushFixes (ingest-push.ts)
+// answers each message as it commits.
 
 import { create } from "@bufbuild/protobuf";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   AppendFixesResponseSchema,
-  FixRejectionReason,
   IngestService,
   StreamFixesResponseSchema,
   type StreamFixesRequest,
 } from "../../gen/racing/v1/ingest_pb.js";
-import type { FixRejection } from "../domain/fix-rules.js";
 import { ApiError, TRACE_ID_HEADER } from "../errors/api-error.js";
 import type { Pool } from "../store/pool.js";
 import { traceId } from "./context.js";
+import { admittedMessages, type OpenStreams } from "./guarded-stream.js";
 import { guarded, rpcError, type GuardedDeps } from "./guarded.js";
-import { admittedMessages } from "./guarded-stream.js";
-import { appendFixes, type FixCounts } from "./ingest-fixes.js";
+import { FixTally, fullAnswer } from "./fix-answers.js";
+import { appendFixes } from "./ingest-fixes.js";
+import { pushFixes } from "./ingest-push.js";
 import {
   writeCourse,
   writeEvent,
@@ -32,25 +33,16 @@ import {
 } from "./ingest-records.js";
 import { applyScenario } from "./ingest-scenario.js";
 
-export type IngestDeps = GuardedDeps & { pool: Pool };
-
-/** The proto enum of each rejection reason. */
-export const FIX_REJECTION_REASONS: Record<FixRejection, FixRejectionReason> = {
-  UNKNOWN_ENTRY: FixRejectionReason.UNKNOWN_ENTRY,
-  OUT_OF_RANGE: FixRejectionReason.OUT_OF_RANGE,
-  OUTSIDE_CAPTURE_WINDOW: FixRejectionReason.OUTSIDE_CAPTURE_WINDOW,
-  IN_FUTURE: FixRejectionReason.IN_FUTURE,
-  WINDOW_SETTLED: FixRejectionReason.WINDOW_SETTLED,
-  CONFLICT: FixRejectionReason.CONFLICT,
-};
+export type IngestDeps = GuardedDeps & { pool: Pool; streams: OpenStreams };
 
 export function ingestService(deps: IngestDeps): ServiceImpl<typeof IngestService> {
   const { pool } = deps;
   return {
     appendFixes: guarded(deps, IngestService.method.appendFixes, async (request, caller) =>
-      create(AppendFixesResponseSchema, fixAnswer(await appendFixes(pool, caller, request))),
+      create(AppendFixesResponseSchema, fullAnswer(await appendFixes(pool, caller, request))),
     ),
     streamFixes: (requests, context) => streamFixes(deps, requests, context),
+    pushFixes: pushFixes(deps),
     recordWind: guarded(deps, IngestService.method.recordWind, (request, caller) => writeWind(pool, caller, request)),
     recordLiveOrder: guarded(deps, IngestService.method.recordLiveOrder, (request, caller) => writeLiveOrder(pool, caller, request)),
     recordFinish: guarded(deps, IngestService.method.recordFinish, (request, caller) => writeFinish(pool, caller, request)),
@@ -74,7 +66,7 @@ export function ingestService(deps: IngestDeps): ServiceImpl<typeof IngestServic
 async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixesRequest>, context: HandlerContext) {
   const trace = context.values.get(traceId);
   context.responseHeader.set(TRACE_ID_HEADER, trace);
-  const total: FixCounts = { accepted: 0, duplicates: 0, rejected: [] };
+  const total = new FixTally();
   let m = 0;
   try {
     for await (const { message: request, caller } of admittedMessages(deps, IngestService.method.streamFixes, context, requests)) {
@@ -83,21 +75,13 @@ async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixes
           ? new ApiError(error.code, { name: `messages[${m}].${error.params.name}` })
           : error;
       });
-      total.accepted += counts.accepted;
-      total.duplicates += counts.duplicates;
-      total.rejected.push(...counts.rejected);
+      total.add(counts);
       m++;
     }
   } catch (error) {
+    // Connect's own word on the request stream (a message that does not decode, or over 8 MiB) stands.
+    if (error instanceof ConnectError) throw error;
     throw rpcError(error, trace, deps.logger, context.method.name);
   }
-  return create(StreamFixesResponseSchema, fixAnswer(total));
-}
-
-function fixAnswer(counts: FixCounts) {
-  return {
-    accepted: counts.accepted,
-    duplicates: counts.duplicates,
-    rejected: counts.rejected.map((r) => ({ entryId: r.entryId, t: r.t, reason: FIX_REJECTION_REASONS[r.reason] })),
-  };
+  return create(StreamFixesResponseSchema, total.answer());
 }

@@ -19,6 +19,7 @@ import { resultsService } from "./results.js";
 import { ingestService } from "./ingest.js";
 import { scopeService } from "./scopes.js";
 import { trackService } from "./track.js";
+import { withBidiNeedsHttp2 } from "./bidi-over-http1.js";
 import { STRICT_JSON_OPTIONS, withUndecodableAsInvalidArgument } from "./undecodable-requests.js";
 import { admittedFirst, type CallOpener } from "./admission.js";
 import { withUnreadBodyDrained } from "./unread-bodies.js";
@@ -86,7 +87,9 @@ export function connectRoutes({ services, openCall }: RouteDeps): (router: Conne
     router.service(IngestService, services.ingest);
     registerReflection(router, racingServices);
     // Every listener serves these handlers: opened and corrected here, the answer is the same on all.
-    const handlers = router.handlers.map((handler) => withUnreadBodyDrained(withUndecodableAsInvalidArgument(opened(handler))));
+    const handlers = router.handlers.map((handler) =>
+      withBidiNeedsHttp2(withUnreadBodyDrained(withUndecodableAsInvalidArgument(opened(handler)))),
+    );
     router.handlers.splice(0, router.handlers.length, ...handlers);
   };
 }

@@ -1,7 +1,8 @@
 // Plays a simulated race into a running server through IngestService, as a club's
 // tracking platform would: every second, for each start group, its new course
-// versions and phone finishes, its new fixes in one AppendFixes batch, then wind, live
-// order, state and results, each by its own RPC. Every write is idempotent, so a second whose calls
+// versions and phone finishes, its new fixes in one batch (a message of the PushFixes
+// stream it keeps open, or an AppendFixes call), then wind, live order, state and
+// results, each by its own RPC. Every write is idempotent, so a second whose calls
 // failed is simply sent again on the next tick.
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -11,10 +12,12 @@ import {
   FixRejectionReason,
   IngestResultStatus,
   type AppendFixesRequestSchema,
-  type AppendFixesResponse,
   type BoatFixesSchema,
   type IngestService,
+  type RejectedFix,
+  type RejectionCount,
 } from "../../gen/racing/v1/ingest_pb.js";
+import { createFixPusher } from "../ingest-client.js";
 import { MAX_FIXES_PER_BATCH } from "../domain/fix-rules.js";
 import { STATE_ENUMS, STEP_KIND_ENUMS } from "../enum-words.js";
 import type { Scenario, StartGroup, StartGroupState as GroupState, Track } from "../domain/scenario.js";
@@ -22,7 +25,15 @@ import { sliceScenario } from "./slice.js";
 
 export type IngestClient = Client<typeof IngestService>;
 
-/** What one AppendFixes call carried and when it was answered: for latency figures. */
+/** What became of a batch's fixes: AppendFixes lists every refused fix, PushFixes the first 100 and counts the rest. */
+export interface FixAnswer {
+  accepted: number;
+  duplicates: number;
+  rejected: RejectedFix[];
+  rejectedUnlisted?: RejectionCount[];
+}
+
+/** What one batch carried and when it was answered: for latency figures. */
 export interface FixesAck {
   raceId: string;
   startGroupId: string;
@@ -31,7 +42,7 @@ export interface FixesAck {
   fixes: number;
   sentMs: number;
   ackedMs: number;
-  response: AppendFixesResponse;
+  response: FixAnswer;
 }
 
 export interface FeedOptions {
@@ -42,6 +53,11 @@ export interface FeedOptions {
   /** Every failed call (the tick is sent again). */
   onError?: (error: unknown) => void;
   onFixesAcked?: (ack: FixesAck) => void;
+  /**
+   * True: every batch on one PushFixes stream, as a platform keeps it open (HTTP/2
+   * only: a client of the gRPC listener). Otherwise one AppendFixes call per batch.
+   */
+  pushFixes?: boolean;
 }
 
 export interface FeedTotals {
@@ -74,6 +90,8 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
   let stopped = false;
   let markFinished: () => void = () => {};
   const finished = new Promise<void>((resolve) => (markFinished = resolve));
+  const pusher = options.pushFixes ? createFixPusher(client) : null;
+  const sendFixes = (batch: FixBatch): Promise<FixAnswer> => (pusher ? pusher.push(batch) : client.appendFixes(batch));
 
   const call = async <T>(work: () => Promise<T>): Promise<T> => {
     totals.calls++;
@@ -116,13 +134,14 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
     }
     for (const request of fixBatches(ids, group.tracks ?? [])) {
       const sentMs = Date.now();
-      const response = await call(() => client.appendFixes(request));
+      const response = await call(() => sendFixes(request));
       const ackedMs = Date.now();
       totals.accepted += response.accepted;
       totals.duplicates += response.duplicates;
-      for (const rejected of response.rejected) {
-        const reason = FixRejectionReason[rejected.reason] ?? String(rejected.reason);
-        totals.rejected[reason] = (totals.rejected[reason] ?? 0) + 1;
+      const refused = [...response.rejected.map(({ reason }) => ({ reason, count: 1 })), ...(response.rejectedUnlisted ?? [])];
+      for (const { reason, count } of refused) {
+        const name = FixRejectionReason[reason] ?? String(reason);
+        totals.rejected[name] = (totals.rejected[name] ?? 0) + count;
       }
       if (options.onFixesAcked) {
         const newestT = new Map(request.boats.map((boat) => [boat.entryId!, Number(boat.t!.at(-1))]));
@@ -202,6 +221,7 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
         if (deliveredUpTo >= endMs) {
           stopped = true;
           clearInterval(timer);
+          void pusher?.close();
           markFinished();
         }
       })
@@ -218,6 +238,7 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
       stopped = true;
       clearInterval(timer);
       await inFlight;
+      await pusher?.close();
       markFinished();
     },
   };

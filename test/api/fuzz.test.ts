@@ -227,6 +227,8 @@ describe("fuzz", () => {
     "racing.v1.RaceLiveService/WatchRaceLive",
     "racing.v1.IngestService/AppendFixes",
   ];
+  // Two-way streams need HTTP/2: over HTTP/1.1 they are answered 505 (surfaces.test.ts).
+  const http2Methods = [...methods, "racing.v1.IngestService/PushFixes"];
   const bytes = fc.oneof(
     fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
     nasty.map((s) => Buffer.from(s)),
@@ -284,7 +286,7 @@ describe("fuzz", () => {
 
   it("gRPC over h2c: any message bytes", async () => {
     const request = fc.record({
-      method: fc.constantFrom(...methods),
+      method: fc.constantFrom(...http2Methods),
       body: bytes,
       enveloped: fc.boolean(),
       auth: authorization,

@@ -8,6 +8,7 @@ import { feedRace } from "../../src/feed-cli.js";
 import { sliceScenario } from "../../src/sim/index.js";
 import { bearer, CLUB, identityScenario, OTHER_CLUB, secretOf, startApi, tokenFor, type Api } from "../support/api.js";
 import { raceApi } from "../support/cli.js";
+import { registry } from "../../src/telemetry/metrics.js";
 import { useFreshDatabase } from "../support/database.js";
 
 const db = useFreshDatabase();
@@ -103,7 +104,13 @@ describe("race-api feed", () => {
     );
   }, 60_000);
 
-  it("feeds over gRPC with --grpc-url", async () => {
+  it("feeds over gRPC with --grpc-url, the fixes on the acknowledged stream (PushFixes) and no AppendFixes call", async () => {
+    const rpcCount = async (method: string) =>
+      (await registry.getSingleMetric("race_api_requests_total")!.get()).values
+        .filter((v) => v.labels.surface === "grpc" && v.labels.route === `racing.v1.IngestService/${method}`)
+        .reduce((n, v) => n + v.value, 0);
+    const appendsBefore = await rpcCount("AppendFixes");
+    const pushesBefore = await rpcCount("PushFixes");
     const { code, stdout } = await raceApi([
       "feed",
       "--url",
@@ -121,6 +128,9 @@ describe("race-api feed", () => {
     expect(stdout).toMatch(
       /Race fed to its end: \d+ calls, fixes [1-9]\d* accepted, 0 duplicates, rejected (none|\d+ OUTSIDE_CAPTURE_WINDOW); failed calls none/,
     );
+    // One stream, renewed at most every few minutes, ended by the client when the race was fed.
+    expect(await rpcCount("PushFixes")).toBe(pushesBefore + 1);
+    expect(await rpcCount("AppendFixes")).toBe(appendsBefore);
   }, 60_000);
 
   it("refuses another club's id, naming the field, and creates nothing", async () => {

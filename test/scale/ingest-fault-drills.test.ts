@@ -1,15 +1,16 @@
-// Fault drills under ingest load: a `race-api serve` process killed (SIGKILL) while a
-// StreamFixes call and AppendFixes calls are under way, and the database stopped and
-// started again under AppendFixes load. Afterwards every acknowledged fix is stored,
-// and re-sending everything that had no acknowledgement writes each missing fix once
-// and counts the rest as duplicates: the fixes accepted over all answers are exactly
-// the rows stored. A private MariaDB of this file's own, so stopping it disturbs no
-// other test file.
+// Fault drills under ingest load, with the acknowledged stream (PushFixes) as a platform
+// keeps it open and AppendFixes calls beside it: a `race-api serve` process killed
+// (SIGKILL) mid-stream, and the database stopped and started again, or killed (a crash,
+// recovered by InnoDB at its next start). Afterwards every acknowledged message's fixes
+// are stored, and re-sending from the first unacknowledged message (and every
+// unanswered call) writes each missing fix once and counts the rest as duplicates: the
+// fixes accepted over all answers are exactly the rows stored. A private MariaDB of
+// this file's own, so stopping it disturbs no other test file.
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createIngestClient, type IngestClient } from "../../src/ingest-client.js";
+import { createFixPusher, createIngestClient, type IngestClient } from "../../src/ingest-client.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";
@@ -88,8 +89,15 @@ interface Outcome {
   error?: ConnectError;
 }
 
+interface Load {
+  /** In the order sent. */
+  readonly outcomes: Outcome[];
+  /** Stops sending and waits for every answer still due. */
+  stop(): Promise<Outcome[]>;
+}
+
 /** Sends the batches one after another (AppendFixes), every `everyMs`, until `stop()`; records each answer. */
-function unaryLoad(client: IngestClient, next: () => Batch, everyMs: number) {
+function unaryLoad(client: IngestClient, next: () => Batch, everyMs: number): Load {
   const outcomes: Outcome[] = [];
   let running = true;
   const done = (async () => {
@@ -116,15 +124,57 @@ function unaryLoad(client: IngestClient, next: () => Batch, everyMs: number) {
   };
 }
 
-/** Re-sends each batch (AppendFixes) until it is answered; returns the fixes accepted and counted duplicate. */
+/**
+ * Pushes a batch every `everyMs` on the client's PushFixes stream without waiting for
+ * answers (a new stream after one fails), until `stop()` or `next` has no more; records
+ * each answer.
+ */
+function pushLoad(client: IngestClient, next: () => Batch | undefined, everyMs: number): Load {
+  const pusher = createFixPusher(client);
+  const outcomes: Outcome[] = [];
+  const answered: Promise<void>[] = [];
+  let running = true;
+  const done = (async () => {
+    for (let sent = next(); running && sent; sent = next()) {
+      const outcome: Outcome = { batch: sent, accepted: 0, acked: false };
+      outcomes.push(outcome);
+      answered.push(
+        pusher.push(sent).then(
+          (answer) => {
+            expect(answer.rejected).toEqual([]);
+            outcome.accepted = answer.accepted;
+            outcome.acked = true;
+          },
+          (error: unknown) => {
+            outcome.error = ConnectError.from(error);
+          },
+        ),
+      );
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    outcomes,
+    async stop() {
+      running = false;
+      await done;
+      await Promise.all(answered);
+      await pusher.close();
+      return outcomes;
+    },
+  };
+}
+
+/** Re-sends the batches in order on one PushFixes stream, each until it is answered; returns the fixes accepted and counted duplicate. */
 async function resend(client: IngestClient, batches: readonly Batch[]): Promise<{ accepted: number; duplicates: number }> {
+  const pusher = createFixPusher(client);
   let accepted = 0;
   let duplicates = 0;
   for (const sent of batches) {
     await within(
       20_000,
       async () => {
-        const answer = await client.appendFixes(sent);
+        const answer = await pusher.push(sent);
         expect(answer.rejected).toEqual([]);
         accepted += answer.accepted;
         duplicates += answer.duplicates;
@@ -132,11 +182,18 @@ async function resend(client: IngestClient, batches: readonly Batch[]): Promise<
       250,
     );
   }
+  await pusher.close();
   return { accepted, duplicates };
 }
 
+/** The answers came in the order sent: every acknowledged batch comes before the first unacknowledged one of a broken stream. */
+function unacknowledgedFrom(outcomes: readonly Outcome[]): number {
+  const first = outcomes.findIndex((o) => !o.acked);
+  return first === -1 ? outcomes.length : first;
+}
+
 describe("ingest under faults", () => {
-  it("an instance killed mid-stream: every acknowledged fix is stored, and re-sending the rest writes each missing fix once", async () => {
+  it("an instance killed mid-stream: every acknowledged message's fixes are stored, and re-sending from the first unacknowledged one writes each missing fix once", async () => {
     const before = (await storedKeys()).size;
     const first = await serve();
     // The stream's sample times a minute ago, 10 ms apart; the unary calls' 20 s ago and later.
@@ -150,41 +207,34 @@ describe("ingest under faults", () => {
       )(recentTimes()),
       50,
     );
-    let sentMessages = 0;
-    const messages = async function* () {
-      for (const message of streamed) {
-        sentMessages++;
-        yield message;
-        await sleep(50);
-      }
-    };
-    const stream = first.client.streamFixes(messages()).then(
-      () => "answered" as const,
-      (error: unknown) => ConnectError.from(error),
-    );
+    let m = 0;
+    const pushed = pushLoad(first.client, () => streamed[m++], 50);
     await within(
       15_000,
       async () => {
-        expect(sentMessages).toBeGreaterThan(10);
+        expect(pushed.outcomes.filter((o) => o.acked).length).toBeGreaterThan(10);
         expect(load.outcomes.filter((o) => o.acked).length).toBeGreaterThan(3);
       },
       20,
     );
-    expect(sentMessages).toBeLessThan(streamed.length); // still streaming when the process dies
+    expect(m).toBeLessThan(streamed.length); // still streaming when the process dies
     first.server.process.kill("SIGKILL");
-    const streamOutcome = await stream;
     await within(10_000, async () => expect(load.outcomes.some((o) => !o.acked)).toBe(true), 20);
-    const outcomes = await load.stop();
+    await within(10_000, async () => expect(pushed.outcomes.some((o) => o.error)).toBe(true), 20);
+    const [outcomes, pushes] = await Promise.all([load.stop(), pushed.stop()]);
 
-    // The stream had no answer; the calls in flight were cut (ABORTED or CANCELED, as the HTTP/2
-    // session's end reaches the client) and later ones refused (UNAVAILABLE): each says "no answer,
-    // send it again". Some calls were acknowledged before.
+    // The messages and calls in flight were cut (ABORTED or CANCELED, as the HTTP/2 session's
+    // end reaches the client) and later ones refused (UNAVAILABLE): each says "no answer,
+    // send it again". Some were acknowledged before.
     const noAnswer = [Code.Aborted, Code.Canceled, Code.Unavailable];
-    expect(streamOutcome).toBeInstanceOf(ConnectError);
-    expect(noAnswer).toContain((streamOutcome as ConnectError).code);
-    const acked = outcomes.filter((o) => o.acked);
+    const firstUnacked = unacknowledgedFrom(pushes);
+    expect(firstUnacked).toBeGreaterThan(10);
+    for (const o of pushes.slice(firstUnacked)) {
+      expect(o.acked).toBe(false);
+      expect(noAnswer, o.error!.message).toContain(o.error!.code);
+    }
+    const acked = [...outcomes, ...pushes].filter((o) => o.acked);
     const failed = outcomes.filter((o) => !o.acked);
-    expect(acked.length).toBeGreaterThan(3);
     expect(failed.length).toBeGreaterThan(0);
     for (const o of failed) expect(noAnswer, o.error!.message).toContain(o.error!.code);
 
@@ -192,9 +242,10 @@ describe("ingest under faults", () => {
     const stored = await storedKeys();
     for (const key of keysOf(acked.map((o) => o.batch))) expect(stored.has(key), key).toBe(true);
 
-    // Another instance takes everything unacknowledged: each fix is written once.
+    // Another instance takes everything unacknowledged, from the stream's first unanswered message on (with
+    // the messages never sent) and every unanswered call: each fix is written once.
     const second = await serve();
-    const unacknowledged = [...streamed, ...failed.map((o) => o.batch)];
+    const unacknowledged = [...streamed.slice(firstUnacked), ...failed.map((o) => o.batch)];
     const again = await resend(second.client, unacknowledged);
     expect(again.accepted + again.duplicates).toBe(fixesOf(unacknowledged));
     const after = await storedKeys();
@@ -202,45 +253,53 @@ describe("ingest under faults", () => {
     expect(after.size - before).toBe(sent.size);
     for (const key of sent) expect(after.has(key), key).toBe(true);
     // What the answers counted as written is exactly what is there: nothing was counted (or written) twice.
-    expect(acked.reduce((n, o) => n + o.accepted, 0) + again.accepted).toBeLessThanOrEqual(sent.size);
+    const ackedAccepted = acked.reduce((n, o) => n + o.accepted, 0);
     // The fixes committed by the dead instance without an answer are the re-send's duplicates.
-    expect(again.duplicates).toBe(sent.size - acked.reduce((n, o) => n + o.accepted, 0) - again.accepted);
+    expect(ackedAccepted + again.accepted + again.duplicates).toBe(sent.size);
     second.server.process.kill("SIGTERM");
   }, 90_000);
 
-  it("the database restarted under load: calls fail as unavailable and write nothing, every acknowledged fix stays, and re-sending the failed ones writes each once", async () => {
-    const before = (await storedKeys()).size;
-    const { server, client } = await serve();
-    const next = recentTimes();
-    const load = unaryLoad(client, () => batch(next()), 100);
-    await within(10_000, async () => expect(load.outcomes.filter((o) => o.acked).length).toBeGreaterThan(5), 50);
-    await instance.stop();
-    await sleep(2500);
-    await instance.start();
-    await within(30_000, async () => expect(load.outcomes.slice(-3).every((o) => o.acked)).toBe(true), 100);
-    const outcomes = await load.stop();
+  it.each([
+    ["restarted", () => instance.stop()],
+    ["crashed", () => instance.crash()],
+  ])(
+    "the database %s under load: messages and calls fail as unavailable, every acknowledged fix stays, and re-sending the failed ones writes each once",
+    async (_, fault) => {
+      const before = (await storedKeys()).size;
+      const { server, client } = await serve();
+      const next = recentTimes();
+      const loads = [pushLoad(client, () => batch(next()), 100), unaryLoad(client, () => batch(next()), 100)];
+      await within(10_000, async () => expect(loads.every((l) => l.outcomes.filter((o) => o.acked).length > 5)).toBe(true), 50);
+      await fault();
+      await sleep(2500);
+      await instance.start();
+      await within(30_000, async () => expect(loads.every((l) => l.outcomes.slice(-3).every((o) => o.acked))).toBe(true), 100);
+      const [pushes, calls] = await Promise.all(loads.map((l) => l.stop()));
+      const outcomes = [...pushes!, ...calls!];
 
-    const acked = outcomes.filter((o) => o.acked);
-    const failed = outcomes.filter((o) => !o.acked);
-    expect(failed.length).toBeGreaterThan(0);
-    for (const o of failed) expect(o.error!.code, o.error!.message).toBe(Code.Unavailable);
-    const stored = await storedKeys();
-    for (const key of keysOf(acked.map((o) => o.batch))) expect(stored.has(key), key).toBe(true);
-    // A failed call wrote nothing: its fixes are not there (the database said no before committing).
-    const failedKeys = keysOf(failed.map((o) => o.batch));
-    const writtenAnyway = failedKeys.filter((key) => stored.has(key));
+      const acked = outcomes.filter((o) => o.acked);
+      const failed = outcomes.filter((o) => !o.acked);
+      expect(pushes!.filter((o) => !o.acked).length).toBeGreaterThan(0);
+      expect(calls!.filter((o) => !o.acked).length).toBeGreaterThan(0);
+      for (const o of failed) expect(o.error!.code, o.error!.message).toBe(Code.Unavailable);
+      const stored = await storedKeys();
+      for (const key of keysOf(acked.map((o) => o.batch))) expect(stored.has(key), key).toBe(true);
+      // A failed message or call wrote nothing, unless its commit went through and only the answer was lost.
+      const failedKeys = keysOf(failed.map((o) => o.batch));
+      const writtenAnyway = failedKeys.filter((key) => stored.has(key));
 
-    const again = await resend(
-      client,
-      failed.map((o) => o.batch),
-    );
-    expect(again.accepted + again.duplicates).toBe(failedKeys.length);
-    // Duplicates only where a commit went through but its answer was lost.
-    expect(again.duplicates).toBe(writtenAnyway.length);
-    const after = await storedKeys();
-    const sent = keysOf(outcomes.map((o) => o.batch));
-    expect(after.size - before).toBe(sent.length);
-    expect(acked.reduce((n, o) => n + o.accepted, 0) + again.accepted + writtenAnyway.length).toBe(sent.length);
-    server.process.kill("SIGTERM");
-  }, 90_000);
+      const again = await resend(
+        client,
+        failed.map((o) => o.batch),
+      );
+      expect(again.accepted + again.duplicates).toBe(failedKeys.length);
+      expect(again.duplicates).toBe(writtenAnyway.length);
+      const after = await storedKeys();
+      const sent = keysOf(outcomes.map((o) => o.batch));
+      expect(after.size - before).toBe(sent.length);
+      expect(acked.reduce((n, o) => n + o.accepted, 0) + again.accepted + writtenAnyway.length).toBe(sent.length);
+      server.process.kill("SIGTERM");
+    },
+    90_000,
+  );
 });

@@ -100,6 +100,20 @@ describe("grpc.reflection.v1.ServerReflection", () => {
     expect(service?.method.find((m) => m.name === "WatchRaceLive")?.serverStreaming).toBe(true);
   });
 
+  it("lists IngestService.PushFixes as a two-way stream, with the google.rpc file its answer imports", async () => {
+    const [response] = await reflectV1([{ messageRequest: { case: "fileContainingSymbol", value: "racing.v1.IngestService.PushFixes" } }]);
+    const files = decodedFiles(response);
+    expect(files[0]?.name).toBe("racing/v1/ingest.proto");
+    expect(files.map((f) => f.name)).toContain("google/rpc/error_details.proto");
+    const push = files[0]?.service.find((s) => s.name === "IngestService")?.method.find((m) => m.name === "PushFixes");
+    expect([push?.inputType, push?.outputType, push?.clientStreaming, push?.serverStreaming]).toEqual([
+      ".racing.v1.PushFixesRequest",
+      ".racing.v1.PushFixesResponse",
+      true,
+      true,
+    ]);
+  });
+
   it("resolves methods, messages, enums, enum values and file names on one stream", async () => {
     const queries: Array<[MessageInitShape<typeof v1.ServerReflectionRequestSchema>, string]> = [
       [{ messageRequest: { case: "fileContainingSymbol", value: "racing.v1.TrackService.GetTrackPage" } }, "racing/v1/track.proto"],

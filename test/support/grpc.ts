@@ -37,6 +37,68 @@ export function bidi<I extends DescMessage, O extends DescMessage>(
   });
 }
 
+/** A bidi call driven step by step: write, read the next response, half-close, and how it ended. */
+export interface BidiCall<I extends DescMessage, O extends DescMessage> {
+  write(request: MessageInitShape<I>): void;
+  /** Writes bytes as one message as they are: for messages that do not decode. */
+  writeRaw(bytes: Buffer): void;
+  /** The next response; rejects when the call ends before one comes. */
+  next(): Promise<MessageShape<O>>;
+  end(): void;
+  /** Resolves when the call ends: null for OK, else grpc-js's ServiceError. */
+  readonly ended: Promise<grpc.ServiceError | null>;
+}
+
+export function openBidi<I extends DescMessage, O extends DescMessage>(
+  client: grpc.Client,
+  path: string,
+  input: I,
+  output: O,
+  metadata: grpc.Metadata = new grpc.Metadata(),
+): BidiCall<I, O> {
+  const call = client.makeBidiStreamRequest(
+    path,
+    (message: MessageShape<I> | Buffer) => (Buffer.isBuffer(message) ? message : Buffer.from(toBinary(input, message))),
+    (bytes: Buffer) => fromBinary(output, bytes),
+    metadata,
+  );
+  const received: MessageShape<O>[] = [];
+  const waiting: Array<{ resolve: (m: MessageShape<O>) => void; reject: (e: Error) => void }> = [];
+  let outcome: grpc.ServiceError | null | undefined;
+  const ended = new Promise<grpc.ServiceError | null>((resolve) => {
+    call.on("error", (error: grpc.ServiceError) => {
+      outcome = error;
+      resolve(error);
+    });
+    call.on("status", (status: grpc.StatusObject) => {
+      if (status.code === grpc.status.OK) {
+        outcome = null;
+        resolve(null);
+      }
+    });
+  });
+  void ended.then(() => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`the call ended: ${outcome?.message ?? "OK"}`));
+  });
+  call.on("data", (message: MessageShape<O>) => {
+    const w = waiting.shift();
+    if (w) w.resolve(message);
+    else received.push(message);
+  });
+  return {
+    write: (request) => call.write(create(input, request)),
+    writeRaw: (bytes) => call.write(bytes),
+    next: () => {
+      const message = received.shift();
+      if (message) return Promise.resolve(message);
+      if (outcome !== undefined) return Promise.reject(new Error(`the call ended: ${outcome?.message ?? "OK"}`));
+      return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+    end: () => call.end(),
+    ended,
+  };
+}
+
 /** One unary call; resolves with the response or rejects with grpc-js's ServiceError. */
 export function unary<I extends DescMessage, O extends DescMessage>(
   client: grpc.Client,

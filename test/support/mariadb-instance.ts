@@ -46,6 +46,8 @@ export interface MariaDbInstance {
   readonly port: number;
   /** Clean shutdown (SIGTERM); resolves once the process has exited. */
   stop(): Promise<void>;
+  /** SIGKILL, as a crashed host: no clean shutdown, InnoDB recovers at the next start. Resolves once the process is gone. */
+  crash(): Promise<void>;
   /** Starts the server again on the same port and data directory; resolves once it answers. */
   start(): Promise<void>;
   /** SIGSTOP: the server keeps its sockets but answers nothing, like a hung host. Resolves once every thread has stopped. */
@@ -140,6 +142,13 @@ export async function startMariaDbInstance(options: MariaDbOptions = {}): Promis
     clearTimeout(timer);
   };
 
+  const crash = async () => {
+    const child = server;
+    if (!child) return;
+    child.kill("SIGKILL");
+    await exited;
+  };
+
   const destroy = async () => {
     await stop();
     process.removeListener("exit", killOnExit);
@@ -167,6 +176,7 @@ export async function startMariaDbInstance(options: MariaDbOptions = {}): Promis
     port,
     start,
     stop,
+    crash,
     freeze: async () => {
       const child = server;
       if (!child?.pid) return;

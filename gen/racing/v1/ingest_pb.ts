@@ -5,14 +5,15 @@
 // Internal: not part of the public REST v1 surface and not in its OpenAPI
 // document. Every RPC needs the scope tracking:write and counts against the
 // client's ingest bucket (one call per request; each message of StreamFixes
-// is one call). A client writes only events whose main club is its own club:
+// and PushFixes is one call, and opening PushFixes is one). A client writes only events whose main club is its own club:
 // any other event or race is EVENT_NOT_FOUND or RACE_NOT_FOUND, exactly as
 // reads answer another club's ids. Unpublished events of the club are
 // writable (so they can be published); legacy events are not found.
 //
 // Rules every RPC keeps:
-// - One request is one transaction: an answer means committed; an error means
-//   nothing of the request was written.
+// - One request (one message of StreamFixes or PushFixes) is one transaction:
+//   an answer means committed; an error means nothing of the request was
+//   written.
 // - Idempotent by natural key: re-sending a request changes nothing. A fix is
 //   identified by start group, entry and t; a wind reading by start group and
 //   measured_at_utc; a live-order reading by start group and as_of_utc; a
@@ -43,6 +44,8 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { ListValue, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ErrorInfo } from "../../google/rpc/error_details_pb.js";
+import { file_google_rpc_error_details } from "../../google/rpc/error_details_pb.js";
 import type { StartGroupState } from "./common_pb.js";
 import { file_racing_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -51,7 +54,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/ingest.proto.
  */
 export const file_racing_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChZyYWNpbmcvdjEvaW5nZXN0LnByb3RvEglyYWNpbmcudjEiYgoSQXBwZW5kRml4ZXNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSIwoFYm9hdHMYAyADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzIscBCglCb2F0Rml4ZXMSEAoIZW50cnlfaWQYASABKAkSCQoBdBgCIAMoAxILCgNsYXQYAyADKAESCwoDbG9uGAQgAygBEg4KBnNvZ19rbhgFIAMoARIPCgdjb2dfZGVnGAYgAygBEhIKCmFjY3VyYWN5X20YByADKAESFgoJZGV2aWNlX2lkGAggASgJSACIAQESGAoLcGhvbmVfbW9kZWwYCSABKAlIAYgBAUIMCgpfZGV2aWNlX2lkQg4KDF9waG9uZV9tb2RlbCJlChNBcHBlbmRGaXhlc1Jlc3BvbnNlEhAKCGFjY2VwdGVkGAEgASgFEhIKCmR1cGxpY2F0ZXMYAiABKAUSKAoIcmVqZWN0ZWQYAyADKAsyFi5yYWNpbmcudjEuUmVqZWN0ZWRGaXgiYgoSU3RyZWFtRml4ZXNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSIwoFYm9hdHMYAyADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzImUKE1N0cmVhbUZpeGVzUmVzcG9uc2USEAoIYWNjZXB0ZWQYASABKAUSEgoKZHVwbGljYXRlcxgCIAEoBRIoCghyZWplY3RlZBgDIAMoCzIWLnJhY2luZy52MS5SZWplY3RlZEZpeCJZCgtSZWplY3RlZEZpeBIQCghlbnRyeV9pZBgBIAEoCRIJCgF0GAIgASgDEi0KBnJlYXNvbhgDIAEoDjIdLnJhY2luZy52MS5GaXhSZWplY3Rpb25SZWFzb24imAEKEVJlY29yZFdpbmRSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSCwoDdHdkGAMgASgFEhAKA3R3cxgEIAEoAUgAiAEBEjMKD21lYXN1cmVkX2F0X3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBgoEX3R3cyInChJSZWNvcmRXaW5kUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIIp0BChZSZWNvcmRMaXZlT3JkZXJSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSLQoJYXNfb2ZfdXRjGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgRyb3dzGAQgAygLMh0ucmFjaW5nLnYxLkluZ2VzdExpdmVPcmRlclJvdyLYAQoSSW5nZXN0TGl2ZU9yZGVyUm93EhAKCGVudHJ5X2lkGAEgASgJEhEKBHJhbmsYAiABKAVIAIgBARIcCg9lbGFwc2VkX3NlY29uZHMYAyABKAFIAYgBARIeChFjb3JyZWN0ZWRfc2Vjb25kcxgEIAEoAUgCiAEBEhoKDWRlbHRhX3NlY29uZHMYBSABKAFIA4gBAUIHCgVfcmFua0ISChBfZWxhcHNlZF9zZWNvbmRzQhQKEl9jb3JyZWN0ZWRfc2Vjb25kc0IQCg5fZGVsdGFfc2Vjb25kcyIsChdSZWNvcmRMaXZlT3JkZXJSZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgihQEKE1JlY29yZEZpbmlzaFJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIWCg5zdGFydF9ncm91cF9pZBgCIAEoCRIQCghlbnRyeV9pZBgDIAEoCRIzCg9maW5pc2hfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIikKFFJlY29yZEZpbmlzaFJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCCKLAgoXVXBkYXRlU3RhcnRHcm91cFJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIWCg5zdGFydF9ncm91cF9pZBgCIAEoCRIpCgVzdGF0ZRgDIAEoDjIaLnJhY2luZy52MS5TdGFydEdyb3VwU3RhdGUSMgoOc3RhcnRfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2ZpbmlzaF90aW1lX3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoQY2xlYXJfc3RhcnRfdGltZRgGIAEoCBIZChFjbGVhcl9maW5pc2hfdGltZRgHIAEoCCIrChhVcGRhdGVTdGFydEdyb3VwUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCKuAQoQU2V0Q291cnNlUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSNAoQYXBwbGllZF9mcm9tX3V0YxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoFc3RlcHMYBSADKAsyGy5yYWNpbmcudjEuSW5nZXN0Q291cnNlU3RlcCKFAQoQSW5nZXN0Q291cnNlU3RlcBInCgRraW5kGAEgASgOMhkucmFjaW5nLnYxLkNvdXJzZVN0ZXBLaW5kEhIKBWxhYmVsGAIgASgJSACIAQESKgoFbWFya3MYAyADKAsyGy5yYWNpbmcudjEuSW5nZXN0Q291cnNlTWFya0IICgZfbGFiZWwiOQoQSW5nZXN0Q291cnNlTWFyaxILCgNrZXkYASABKAkSCwoDbGF0GAIgASgBEgsKA2xvbhgDIAEoASImChFTZXRDb3Vyc2VSZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgiRgoRVXBkYXRlUmFjZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIUCgdpc19saXZlGAIgASgISACIAQFCCgoIX2lzX2xpdmUiJQoSVXBkYXRlUmFjZVJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgirAEKElVwZGF0ZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIWCglwdWJsaXNoZWQYAiABKAhIAIgBARIcCg90cmFja2luZ19zaGFyZWQYAyABKAhIAYgBARIaCg1kZWxheV9zZWNvbmRzGAQgASgFSAKIAQFCDAoKX3B1Ymxpc2hlZEISChBfdHJhY2tpbmdfc2hhcmVkQhAKDl9kZWxheV9zZWNvbmRzIiYKE1VwZGF0ZUV2ZW50UmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCLPAQoVUHVibGlzaFJlc3VsdHNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0ucmFjaW5nLnYxLkluZ2VzdFJlc3VsdFN0YXR1cxI0ChBwdWJsaXNoZWRfYXRfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgRyb3dzGAUgAygLMhoucmFjaW5nLnYxLkluZ2VzdFJlc3VsdFJvdyLXAQoPSW5nZXN0UmVzdWx0Um93EhAKCGVudHJ5X2lkGAEgASgJEhEKBHJhbmsYAiABKAVIAIgBARIOCgZzdGF0dXMYAyABKAkSHAoPZWxhcHNlZF9zZWNvbmRzGAQgASgBSAGIAQESHgoRY29ycmVjdGVkX3NlY29uZHMYBSABKAFIAogBARITCgZwb2ludHMYBiABKAFIA4gBAUIHCgVfcmFua0ISChBfZWxhcHNlZF9zZWNvbmRzQhQKEl9jb3JyZWN0ZWRfc2Vjb25kc0IJCgdfcG9pbnRzIikKFlB1Ymxpc2hSZXN1bHRzUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCJCChRBcHBseVNjZW5hcmlvUmVxdWVzdBIqCgZldmVudHMYASABKAsyGi5nb29nbGUucHJvdG9idWYuTGlzdFZhbHVlIl0KFUFwcGx5U2NlbmFyaW9SZXNwb25zZRIOCgZldmVudHMYASABKAUSDwoHZW50cmllcxgCIAEoBRINCgVyYWNlcxgDIAEoBRIUCgxzdGFydF9ncm91cHMYBCABKAUqqgIKEkZpeFJlamVjdGlvblJlYXNvbhIkCiBGSVhfUkVKRUNUSU9OX1JFQVNPTl9VTlNQRUNJRklFRBAAEiYKIkZJWF9SRUpFQ1RJT05fUkVBU09OX1VOS05PV05fRU5UUlkQARIlCiFGSVhfUkVKRUNUSU9OX1JFQVNPTl9PVVRfT0ZfUkFOR0UQAhIvCitGSVhfUkVKRUNUSU9OX1JFQVNPTl9PVVRTSURFX0NBUFRVUkVfV0lORE9XEAMSIgoeRklYX1JFSkVDVElPTl9SRUFTT05fSU5fRlVUVVJFEAQSJwojRklYX1JFSkVDVElPTl9SRUFTT05fV0lORE9XX1NFVFRMRUQQBRIhCh1GSVhfUkVKRUNUSU9OX1JFQVNPTl9DT05GTElDVBAGKqEBCg5Db3Vyc2VTdGVwS2luZBIgChxDT1VSU0VfU1RFUF9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWQ09VUlNFX1NURVBfS0lORF9TVEFSVBABEhkKFUNPVVJTRV9TVEVQX0tJTkRfTUFSSxACEhkKFUNPVVJTRV9TVEVQX0tJTkRfR0FURRADEhsKF0NPVVJTRV9TVEVQX0tJTkRfRklOSVNIEAQqgAEKEkluZ2VzdFJlc3VsdFN0YXR1cxIkCiBJTkdFU1RfUkVTVUxUX1NUQVRVU19VTlNQRUNJRklFRBAAEiQKIElOR0VTVF9SRVNVTFRfU1RBVFVTX1BST1ZJU0lPTkFMEAESHgoaSU5HRVNUX1JFU1VMVF9TVEFUVVNfRklOQUwQAjKMBwoNSW5nZXN0U2VydmljZRJMCgtBcHBlbmRGaXhlcxIdLnJhY2luZy52MS5BcHBlbmRGaXhlc1JlcXVlc3QaHi5yYWNpbmcudjEuQXBwZW5kRml4ZXNSZXNwb25zZRJOCgtTdHJlYW1GaXhlcxIdLnJhY2luZy52MS5TdHJlYW1GaXhlc1JlcXVlc3QaHi5yYWNpbmcudjEuU3RyZWFtRml4ZXNSZXNwb25zZSgBEkkKClJlY29yZFdpbmQSHC5yYWNpbmcudjEuUmVjb3JkV2luZFJlcXVlc3QaHS5yYWNpbmcudjEuUmVjb3JkV2luZFJlc3BvbnNlElgKD1JlY29yZExpdmVPcmRlchIhLnJhY2luZy52MS5SZWNvcmRMaXZlT3JkZXJSZXF1ZXN0GiIucmFjaW5nLnYxLlJlY29yZExpdmVPcmRlclJlc3BvbnNlEk8KDFJlY29yZEZpbmlzaBIeLnJhY2luZy52MS5SZWNvcmRGaW5pc2hSZXF1ZXN0Gh8ucmFjaW5nLnYxLlJlY29yZEZpbmlzaFJlc3BvbnNlElsKEFVwZGF0ZVN0YXJ0R3JvdXASIi5yYWNpbmcudjEuVXBkYXRlU3RhcnRHcm91cFJlcXVlc3QaIy5yYWNpbmcudjEuVXBkYXRlU3RhcnRHcm91cFJlc3BvbnNlEkYKCVNldENvdXJzZRIbLnJhY2luZy52MS5TZXRDb3Vyc2VSZXF1ZXN0GhwucmFjaW5nLnYxLlNldENvdXJzZVJlc3BvbnNlEkkKClVwZGF0ZVJhY2USHC5yYWNpbmcudjEuVXBkYXRlUmFjZVJlcXVlc3QaHS5yYWNpbmcudjEuVXBkYXRlUmFjZVJlc3BvbnNlEkwKC1VwZGF0ZUV2ZW50Eh0ucmFjaW5nLnYxLlVwZGF0ZUV2ZW50UmVxdWVzdBoeLnJhY2luZy52MS5VcGRhdGVFdmVudFJlc3BvbnNlElUKDlB1Ymxpc2hSZXN1bHRzEiAucmFjaW5nLnYxLlB1Ymxpc2hSZXN1bHRzUmVxdWVzdBohLnJhY2luZy52MS5QdWJsaXNoUmVzdWx0c1Jlc3BvbnNlElIKDUFwcGx5U2NlbmFyaW8SHy5yYWNpbmcudjEuQXBwbHlTY2VuYXJpb1JlcXVlc3QaIC5yYWNpbmcudjEuQXBwbHlTY2VuYXJpb1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_racing_v1_common]);
+  fileDesc("ChZyYWNpbmcvdjEvaW5nZXN0LnByb3RvEglyYWNpbmcudjEiYgoSQXBwZW5kRml4ZXNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSIwoFYm9hdHMYAyADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzIscBCglCb2F0Rml4ZXMSEAoIZW50cnlfaWQYASABKAkSCQoBdBgCIAMoAxILCgNsYXQYAyADKAESCwoDbG9uGAQgAygBEg4KBnNvZ19rbhgFIAMoARIPCgdjb2dfZGVnGAYgAygBEhIKCmFjY3VyYWN5X20YByADKAESFgoJZGV2aWNlX2lkGAggASgJSACIAQESGAoLcGhvbmVfbW9kZWwYCSABKAlIAYgBAUIMCgpfZGV2aWNlX2lkQg4KDF9waG9uZV9tb2RlbCJlChNBcHBlbmRGaXhlc1Jlc3BvbnNlEhAKCGFjY2VwdGVkGAEgASgFEhIKCmR1cGxpY2F0ZXMYAiABKAUSKAoIcmVqZWN0ZWQYAyADKAsyFi5yYWNpbmcudjEuUmVqZWN0ZWRGaXgiYgoSU3RyZWFtRml4ZXNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSIwoFYm9hdHMYAyADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzIpsBChNTdHJlYW1GaXhlc1Jlc3BvbnNlEhAKCGFjY2VwdGVkGAEgASgFEhIKCmR1cGxpY2F0ZXMYAiABKAUSKAoIcmVqZWN0ZWQYAyADKAsyFi5yYWNpbmcudjEuUmVqZWN0ZWRGaXgSNAoRcmVqZWN0ZWRfdW5saXN0ZWQYBCADKAsyGS5yYWNpbmcudjEuUmVqZWN0aW9uQ291bnQicgoQUHVzaEZpeGVzUmVxdWVzdBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdyYWNlX2lkGAIgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAMgASgJEiMKBWJvYXRzGAQgAygLMhQucmFjaW5nLnYxLkJvYXRGaXhlcyLRAQoRUHVzaEZpeGVzUmVzcG9uc2USEAoIc2VxdWVuY2UYASABKAQSEAoIYWNjZXB0ZWQYAiABKAUSEgoKZHVwbGljYXRlcxgDIAEoBRIoCghyZWplY3RlZBgEIAMoCzIWLnJhY2luZy52MS5SZWplY3RlZEZpeBI0ChFyZWplY3RlZF91bmxpc3RlZBgFIAMoCzIZLnJhY2luZy52MS5SZWplY3Rpb25Db3VudBIkCgVlcnJvchgGIAEoCzIVLmdvb2dsZS5ycGMuRXJyb3JJbmZvIk4KDlJlamVjdGlvbkNvdW50Ei0KBnJlYXNvbhgBIAEoDjIdLnJhY2luZy52MS5GaXhSZWplY3Rpb25SZWFzb24SDQoFY291bnQYAiABKAUiWQoLUmVqZWN0ZWRGaXgSEAoIZW50cnlfaWQYASABKAkSCQoBdBgCIAEoAxItCgZyZWFzb24YAyABKA4yHS5yYWNpbmcudjEuRml4UmVqZWN0aW9uUmVhc29uIpgBChFSZWNvcmRXaW5kUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEgsKA3R3ZBgDIAEoBRIQCgN0d3MYBCABKAFIAIgBARIzCg9tZWFzdXJlZF9hdF91dGMYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgYKBF90d3MiJwoSUmVjb3JkV2luZFJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCCKdAQoWUmVjb3JkTGl2ZU9yZGVyUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEi0KCWFzX29mX3V0YxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoEcm93cxgEIAMoCzIdLnJhY2luZy52MS5Jbmdlc3RMaXZlT3JkZXJSb3ci2AEKEkluZ2VzdExpdmVPcmRlclJvdxIQCghlbnRyeV9pZBgBIAEoCRIRCgRyYW5rGAIgASgFSACIAQESHAoPZWxhcHNlZF9zZWNvbmRzGAMgASgBSAGIAQESHgoRY29ycmVjdGVkX3NlY29uZHMYBCABKAFIAogBARIaCg1kZWx0YV9zZWNvbmRzGAUgASgBSAOIAQFCBwoFX3JhbmtCEgoQX2VsYXBzZWRfc2Vjb25kc0IUChJfY29ycmVjdGVkX3NlY29uZHNCEAoOX2RlbHRhX3NlY29uZHMiLAoXUmVjb3JkTGl2ZU9yZGVyUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIIoUBChNSZWNvcmRGaW5pc2hSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSEAoIZW50cnlfaWQYAyABKAkSMwoPZmluaXNoX3RpbWVfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIpChRSZWNvcmRGaW5pc2hSZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgiiwIKF1VwZGF0ZVN0YXJ0R3JvdXBSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSKQoFc3RhdGUYAyABKA4yGi5yYWNpbmcudjEuU3RhcnRHcm91cFN0YXRlEjIKDnN0YXJ0X3RpbWVfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maW5pc2hfdGltZV91dGMYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGNsZWFyX3N0YXJ0X3RpbWUYBiABKAgSGQoRY2xlYXJfZmluaXNoX3RpbWUYByABKAgiKwoYVXBkYXRlU3RhcnRHcm91cFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgirgEKEFNldENvdXJzZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIWCg5zdGFydF9ncm91cF9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEjQKEGFwcGxpZWRfZnJvbV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKBXN0ZXBzGAUgAygLMhsucmFjaW5nLnYxLkluZ2VzdENvdXJzZVN0ZXAihQEKEEluZ2VzdENvdXJzZVN0ZXASJwoEa2luZBgBIAEoDjIZLnJhY2luZy52MS5Db3Vyc2VTdGVwS2luZBISCgVsYWJlbBgCIAEoCUgAiAEBEioKBW1hcmtzGAMgAygLMhsucmFjaW5nLnYxLkluZ2VzdENvdXJzZU1hcmtCCAoGX2xhYmVsIjkKEEluZ2VzdENvdXJzZU1hcmsSCwoDa2V5GAEgASgJEgsKA2xhdBgCIAEoARILCgNsb24YAyABKAEiJgoRU2V0Q291cnNlUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIIkYKEVVwZGF0ZVJhY2VSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFAoHaXNfbGl2ZRgCIAEoCEgAiAEBQgoKCF9pc19saXZlIiUKElVwZGF0ZVJhY2VSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgIIqwBChJVcGRhdGVFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSFgoJcHVibGlzaGVkGAIgASgISACIAQESHAoPdHJhY2tpbmdfc2hhcmVkGAMgASgISAGIAQESGgoNZGVsYXlfc2Vjb25kcxgEIAEoBUgCiAEBQgwKCl9wdWJsaXNoZWRCEgoQX3RyYWNraW5nX3NoYXJlZEIQCg5fZGVsYXlfc2Vjb25kcyImChNVcGRhdGVFdmVudFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgizwEKFVB1Ymxpc2hSZXN1bHRzUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEi0KBnN0YXR1cxgDIAEoDjIdLnJhY2luZy52MS5Jbmdlc3RSZXN1bHRTdGF0dXMSNAoQcHVibGlzaGVkX2F0X3V0YxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoEcm93cxgFIAMoCzIaLnJhY2luZy52MS5Jbmdlc3RSZXN1bHRSb3ci1wEKD0luZ2VzdFJlc3VsdFJvdxIQCghlbnRyeV9pZBgBIAEoCRIRCgRyYW5rGAIgASgFSACIAQESDgoGc3RhdHVzGAMgASgJEhwKD2VsYXBzZWRfc2Vjb25kcxgEIAEoAUgBiAEBEh4KEWNvcnJlY3RlZF9zZWNvbmRzGAUgASgBSAKIAQESEwoGcG9pbnRzGAYgASgBSAOIAQFCBwoFX3JhbmtCEgoQX2VsYXBzZWRfc2Vjb25kc0IUChJfY29ycmVjdGVkX3NlY29uZHNCCQoHX3BvaW50cyIpChZQdWJsaXNoUmVzdWx0c1Jlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgiQgoUQXBwbHlTY2VuYXJpb1JlcXVlc3QSKgoGZXZlbnRzGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZSJdChVBcHBseVNjZW5hcmlvUmVzcG9uc2USDgoGZXZlbnRzGAEgASgFEg8KB2VudHJpZXMYAiABKAUSDQoFcmFjZXMYAyABKAUSFAoMc3RhcnRfZ3JvdXBzGAQgASgFKqoCChJGaXhSZWplY3Rpb25SZWFzb24SJAogRklYX1JFSkVDVElPTl9SRUFTT05fVU5TUEVDSUZJRUQQABImCiJGSVhfUkVKRUNUSU9OX1JFQVNPTl9VTktOT1dOX0VOVFJZEAESJQohRklYX1JFSkVDVElPTl9SRUFTT05fT1VUX09GX1JBTkdFEAISLworRklYX1JFSkVDVElPTl9SRUFTT05fT1VUU0lERV9DQVBUVVJFX1dJTkRPVxADEiIKHkZJWF9SRUpFQ1RJT05fUkVBU09OX0lOX0ZVVFVSRRAEEicKI0ZJWF9SRUpFQ1RJT05fUkVBU09OX1dJTkRPV19TRVRUTEVEEAUSIQodRklYX1JFSkVDVElPTl9SRUFTT05fQ09ORkxJQ1QQBiqhAQoOQ291cnNlU3RlcEtpbmQSIAocQ09VUlNFX1NURVBfS0lORF9VTlNQRUNJRklFRBAAEhoKFkNPVVJTRV9TVEVQX0tJTkRfU1RBUlQQARIZChVDT1VSU0VfU1RFUF9LSU5EX01BUksQAhIZChVDT1VSU0VfU1RFUF9LSU5EX0dBVEUQAxIbChdDT1VSU0VfU1RFUF9LSU5EX0ZJTklTSBAEKoABChJJbmdlc3RSZXN1bHRTdGF0dXMSJAogSU5HRVNUX1JFU1VMVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIkCiBJTkdFU1RfUkVTVUxUX1NUQVRVU19QUk9WSVNJT05BTBABEh4KGklOR0VTVF9SRVNVTFRfU1RBVFVTX0ZJTkFMEAIy2AcKDUluZ2VzdFNlcnZpY2USTAoLQXBwZW5kRml4ZXMSHS5yYWNpbmcudjEuQXBwZW5kRml4ZXNSZXF1ZXN0Gh4ucmFjaW5nLnYxLkFwcGVuZEZpeGVzUmVzcG9uc2USTgoLU3RyZWFtRml4ZXMSHS5yYWNpbmcudjEuU3RyZWFtRml4ZXNSZXF1ZXN0Gh4ucmFjaW5nLnYxLlN0cmVhbUZpeGVzUmVzcG9uc2UoARJKCglQdXNoRml4ZXMSGy5yYWNpbmcudjEuUHVzaEZpeGVzUmVxdWVzdBocLnJhY2luZy52MS5QdXNoRml4ZXNSZXNwb25zZSgBMAESSQoKUmVjb3JkV2luZBIcLnJhY2luZy52MS5SZWNvcmRXaW5kUmVxdWVzdBodLnJhY2luZy52MS5SZWNvcmRXaW5kUmVzcG9uc2USWAoPUmVjb3JkTGl2ZU9yZGVyEiEucmFjaW5nLnYxLlJlY29yZExpdmVPcmRlclJlcXVlc3QaIi5yYWNpbmcudjEuUmVjb3JkTGl2ZU9yZGVyUmVzcG9uc2USTwoMUmVjb3JkRmluaXNoEh4ucmFjaW5nLnYxLlJlY29yZEZpbmlzaFJlcXVlc3QaHy5yYWNpbmcudjEuUmVjb3JkRmluaXNoUmVzcG9uc2USWwoQVXBkYXRlU3RhcnRHcm91cBIiLnJhY2luZy52MS5VcGRhdGVTdGFydEdyb3VwUmVxdWVzdBojLnJhY2luZy52MS5VcGRhdGVTdGFydEdyb3VwUmVzcG9uc2USRgoJU2V0Q291cnNlEhsucmFjaW5nLnYxLlNldENvdXJzZVJlcXVlc3QaHC5yYWNpbmcudjEuU2V0Q291cnNlUmVzcG9uc2USSQoKVXBkYXRlUmFjZRIcLnJhY2luZy52MS5VcGRhdGVSYWNlUmVxdWVzdBodLnJhY2luZy52MS5VcGRhdGVSYWNlUmVzcG9uc2USTAoLVXBkYXRlRXZlbnQSHS5yYWNpbmcudjEuVXBkYXRlRXZlbnRSZXF1ZXN0Gh4ucmFjaW5nLnYxLlVwZGF0ZUV2ZW50UmVzcG9uc2USVQoOUHVibGlzaFJlc3VsdHMSIC5yYWNpbmcudjEuUHVibGlzaFJlc3VsdHNSZXF1ZXN0GiEucmFjaW5nLnYxLlB1Ymxpc2hSZXN1bHRzUmVzcG9uc2USUgoNQXBwbHlTY2VuYXJpbxIfLnJhY2luZy52MS5BcHBseVNjZW5hcmlvUmVxdWVzdBogLnJhY2luZy52MS5BcHBseVNjZW5hcmlvUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_error_details, file_racing_v1_common]);
 
 /**
  * Request of IngestService.AppendFixes.
@@ -269,11 +272,20 @@ export type StreamFixesResponse = Message<"racing.v1.StreamFixesResponse"> & {
   duplicates: number;
 
   /**
-   * Every fix not written, with its reason.
+   * The first 100 fixes of the call not written, with their reasons.
    *
    * @generated from field: repeated racing.v1.RejectedFix rejected = 3;
    */
   rejected: RejectedFix[];
+
+  /**
+   * The fixes not written past those listed in rejected, counted per
+   * reason. accepted + duplicates + rejected + rejected_unlisted = the fixes
+   * sent.
+   *
+   * @generated from field: repeated racing.v1.RejectionCount rejected_unlisted = 4;
+   */
+  rejectedUnlisted: RejectionCount[];
 };
 
 /**
@@ -282,6 +294,141 @@ export type StreamFixesResponse = Message<"racing.v1.StreamFixesResponse"> & {
  */
 export const StreamFixesResponseSchema: GenMessage<StreamFixesResponse> = /*@__PURE__*/
   messageDesc(file_racing_v1_ingest, 4);
+
+/**
+ * One message of IngestService.PushFixes: a sequence number and one
+ * AppendFixes batch.
+ *
+ * @generated from message racing.v1.PushFixesRequest
+ */
+export type PushFixesRequest = Message<"racing.v1.PushFixesRequest"> & {
+  /**
+   * Chosen by the client and echoed in this message's answer, e.g. 1, 2, 3
+   * on each new stream, or a batch id the client keeps. Never interpreted.
+   *
+   * @generated from field: uint64 sequence = 1;
+   */
+  sequence: bigint;
+
+  /**
+   * UUID of the race, as in AppendFixesRequest.
+   *
+   * @generated from field: string race_id = 2;
+   */
+  raceId: string;
+
+  /**
+   * UUID of a start group of the race, as in AppendFixesRequest.
+   *
+   * @generated from field: string start_group_id = 3;
+   */
+  startGroupId: string;
+
+  /**
+   * Fixes per boat, as in AppendFixesRequest (at most 1,000 boats and 20,000
+   * fixes).
+   *
+   * @generated from field: repeated racing.v1.BoatFixes boats = 4;
+   */
+  boats: BoatFixes[];
+};
+
+/**
+ * Describes the message racing.v1.PushFixesRequest.
+ * Use `create(PushFixesRequestSchema)` to create a new message.
+ */
+export const PushFixesRequestSchema: GenMessage<PushFixesRequest> = /*@__PURE__*/
+  messageDesc(file_racing_v1_ingest, 5);
+
+/**
+ * The answer to one message of IngestService.PushFixes, sent once it has
+ * committed (or was refused as a whole, with error set).
+ *
+ * @generated from message racing.v1.PushFixesResponse
+ */
+export type PushFixesResponse = Message<"racing.v1.PushFixesResponse"> & {
+  /**
+   * The message's sequence, as sent.
+   *
+   * @generated from field: uint64 sequence = 1;
+   */
+  sequence: bigint;
+
+  /**
+   * Fixes the message wrote.
+   *
+   * @generated from field: int32 accepted = 2;
+   */
+  accepted: number;
+
+  /**
+   * Fixes already stored with the same values (a re-send): nothing written.
+   *
+   * @generated from field: int32 duplicates = 3;
+   */
+  duplicates: number;
+
+  /**
+   * The first 100 of the message's fixes not written, with their reasons.
+   *
+   * @generated from field: repeated racing.v1.RejectedFix rejected = 4;
+   */
+  rejected: RejectedFix[];
+
+  /**
+   * The fixes not written past those listed in rejected, counted per
+   * reason. accepted + duplicates + rejected + rejected_unlisted = the
+   * message's fixes.
+   *
+   * @generated from field: repeated racing.v1.RejectionCount rejected_unlisted = 5;
+   */
+  rejectedUnlisted: RejectionCount[];
+
+  /**
+   * Set when the message was refused as a whole and wrote nothing (the
+   * counts are then zero): reason API_PARAM_INVALID (metadata name: the
+   * field at fault, e.g. boats[0].lat) or RACE_NOT_FOUND, domain race-api,
+   * as in an error's ErrorInfo. Re-sending it as it is will not help.
+   *
+   * @generated from field: google.rpc.ErrorInfo error = 6;
+   */
+  error?: ErrorInfo | undefined;
+};
+
+/**
+ * Describes the message racing.v1.PushFixesResponse.
+ * Use `create(PushFixesResponseSchema)` to create a new message.
+ */
+export const PushFixesResponseSchema: GenMessage<PushFixesResponse> = /*@__PURE__*/
+  messageDesc(file_racing_v1_ingest, 6);
+
+/**
+ * How many fixes were not written for one reason.
+ *
+ * @generated from message racing.v1.RejectionCount
+ */
+export type RejectionCount = Message<"racing.v1.RejectionCount"> & {
+  /**
+   * The reason.
+   *
+   * @generated from field: racing.v1.FixRejectionReason reason = 1;
+   */
+  reason: FixRejectionReason;
+
+  /**
+   * How many fixes, at least 1.
+   *
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message racing.v1.RejectionCount.
+ * Use `create(RejectionCountSchema)` to create a new message.
+ */
+export const RejectionCountSchema: GenMessage<RejectionCount> = /*@__PURE__*/
+  messageDesc(file_racing_v1_ingest, 7);
 
 /**
  * A fix that was not written.
@@ -316,7 +463,7 @@ export type RejectedFix = Message<"racing.v1.RejectedFix"> & {
  * Use `create(RejectedFixSchema)` to create a new message.
  */
 export const RejectedFixSchema: GenMessage<RejectedFix> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 5);
+  messageDesc(file_racing_v1_ingest, 8);
 
 /**
  * Request of IngestService.RecordWind.
@@ -365,7 +512,7 @@ export type RecordWindRequest = Message<"racing.v1.RecordWindRequest"> & {
  * Use `create(RecordWindRequestSchema)` to create a new message.
  */
 export const RecordWindRequestSchema: GenMessage<RecordWindRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 6);
+  messageDesc(file_racing_v1_ingest, 9);
 
 /**
  * Response of IngestService.RecordWind.
@@ -386,7 +533,7 @@ export type RecordWindResponse = Message<"racing.v1.RecordWindResponse"> & {
  * Use `create(RecordWindResponseSchema)` to create a new message.
  */
 export const RecordWindResponseSchema: GenMessage<RecordWindResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 7);
+  messageDesc(file_racing_v1_ingest, 10);
 
 /**
  * Request of IngestService.RecordLiveOrder.
@@ -428,7 +575,7 @@ export type RecordLiveOrderRequest = Message<"racing.v1.RecordLiveOrderRequest">
  * Use `create(RecordLiveOrderRequestSchema)` to create a new message.
  */
 export const RecordLiveOrderRequestSchema: GenMessage<RecordLiveOrderRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 8);
+  messageDesc(file_racing_v1_ingest, 11);
 
 /**
  * One boat in a live-order reading, as the live order row of the race live
@@ -478,7 +625,7 @@ export type IngestLiveOrderRow = Message<"racing.v1.IngestLiveOrderRow"> & {
  * Use `create(IngestLiveOrderRowSchema)` to create a new message.
  */
 export const IngestLiveOrderRowSchema: GenMessage<IngestLiveOrderRow> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 9);
+  messageDesc(file_racing_v1_ingest, 12);
 
 /**
  * Response of IngestService.RecordLiveOrder.
@@ -499,7 +646,7 @@ export type RecordLiveOrderResponse = Message<"racing.v1.RecordLiveOrderResponse
  * Use `create(RecordLiveOrderResponseSchema)` to create a new message.
  */
 export const RecordLiveOrderResponseSchema: GenMessage<RecordLiveOrderResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 10);
+  messageDesc(file_racing_v1_ingest, 13);
 
 /**
  * Request of IngestService.RecordFinish.
@@ -541,7 +688,7 @@ export type RecordFinishRequest = Message<"racing.v1.RecordFinishRequest"> & {
  * Use `create(RecordFinishRequestSchema)` to create a new message.
  */
 export const RecordFinishRequestSchema: GenMessage<RecordFinishRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 11);
+  messageDesc(file_racing_v1_ingest, 14);
 
 /**
  * Response of IngestService.RecordFinish.
@@ -562,7 +709,7 @@ export type RecordFinishResponse = Message<"racing.v1.RecordFinishResponse"> & {
  * Use `create(RecordFinishResponseSchema)` to create a new message.
  */
 export const RecordFinishResponseSchema: GenMessage<RecordFinishResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 12);
+  messageDesc(file_racing_v1_ingest, 15);
 
 /**
  * Request of IngestService.UpdateStartGroup. Unset fields are not changed.
@@ -625,7 +772,7 @@ export type UpdateStartGroupRequest = Message<"racing.v1.UpdateStartGroupRequest
  * Use `create(UpdateStartGroupRequestSchema)` to create a new message.
  */
 export const UpdateStartGroupRequestSchema: GenMessage<UpdateStartGroupRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 13);
+  messageDesc(file_racing_v1_ingest, 16);
 
 /**
  * Response of IngestService.UpdateStartGroup.
@@ -646,7 +793,7 @@ export type UpdateStartGroupResponse = Message<"racing.v1.UpdateStartGroupRespon
  * Use `create(UpdateStartGroupResponseSchema)` to create a new message.
  */
 export const UpdateStartGroupResponseSchema: GenMessage<UpdateStartGroupResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 14);
+  messageDesc(file_racing_v1_ingest, 17);
 
 /**
  * Request of IngestService.SetCourse.
@@ -695,7 +842,7 @@ export type SetCourseRequest = Message<"racing.v1.SetCourseRequest"> & {
  * Use `create(SetCourseRequestSchema)` to create a new message.
  */
 export const SetCourseRequestSchema: GenMessage<SetCourseRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 15);
+  messageDesc(file_racing_v1_ingest, 18);
 
 /**
  * One step of a course.
@@ -730,7 +877,7 @@ export type IngestCourseStep = Message<"racing.v1.IngestCourseStep"> & {
  * Use `create(IngestCourseStepSchema)` to create a new message.
  */
 export const IngestCourseStepSchema: GenMessage<IngestCourseStep> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 16);
+  messageDesc(file_racing_v1_ingest, 19);
 
 /**
  * A mark of a course step.
@@ -765,7 +912,7 @@ export type IngestCourseMark = Message<"racing.v1.IngestCourseMark"> & {
  * Use `create(IngestCourseMarkSchema)` to create a new message.
  */
 export const IngestCourseMarkSchema: GenMessage<IngestCourseMark> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 17);
+  messageDesc(file_racing_v1_ingest, 20);
 
 /**
  * Response of IngestService.SetCourse.
@@ -786,7 +933,7 @@ export type SetCourseResponse = Message<"racing.v1.SetCourseResponse"> & {
  * Use `create(SetCourseResponseSchema)` to create a new message.
  */
 export const SetCourseResponseSchema: GenMessage<SetCourseResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 18);
+  messageDesc(file_racing_v1_ingest, 21);
 
 /**
  * Request of IngestService.UpdateRace.
@@ -814,7 +961,7 @@ export type UpdateRaceRequest = Message<"racing.v1.UpdateRaceRequest"> & {
  * Use `create(UpdateRaceRequestSchema)` to create a new message.
  */
 export const UpdateRaceRequestSchema: GenMessage<UpdateRaceRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 19);
+  messageDesc(file_racing_v1_ingest, 22);
 
 /**
  * Response of IngestService.UpdateRace.
@@ -835,7 +982,7 @@ export type UpdateRaceResponse = Message<"racing.v1.UpdateRaceResponse"> & {
  * Use `create(UpdateRaceResponseSchema)` to create a new message.
  */
 export const UpdateRaceResponseSchema: GenMessage<UpdateRaceResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 20);
+  messageDesc(file_racing_v1_ingest, 23);
 
 /**
  * Request of IngestService.UpdateEvent.
@@ -878,7 +1025,7 @@ export type UpdateEventRequest = Message<"racing.v1.UpdateEventRequest"> & {
  * Use `create(UpdateEventRequestSchema)` to create a new message.
  */
 export const UpdateEventRequestSchema: GenMessage<UpdateEventRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 21);
+  messageDesc(file_racing_v1_ingest, 24);
 
 /**
  * Response of IngestService.UpdateEvent.
@@ -899,7 +1046,7 @@ export type UpdateEventResponse = Message<"racing.v1.UpdateEventResponse"> & {
  * Use `create(UpdateEventResponseSchema)` to create a new message.
  */
 export const UpdateEventResponseSchema: GenMessage<UpdateEventResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 22);
+  messageDesc(file_racing_v1_ingest, 25);
 
 /**
  * Request of IngestService.PublishResults.
@@ -948,7 +1095,7 @@ export type PublishResultsRequest = Message<"racing.v1.PublishResultsRequest"> &
  * Use `create(PublishResultsRequestSchema)` to create a new message.
  */
 export const PublishResultsRequestSchema: GenMessage<PublishResultsRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 23);
+  messageDesc(file_racing_v1_ingest, 26);
 
 /**
  * One row of published results.
@@ -1004,7 +1151,7 @@ export type IngestResultRow = Message<"racing.v1.IngestResultRow"> & {
  * Use `create(IngestResultRowSchema)` to create a new message.
  */
 export const IngestResultRowSchema: GenMessage<IngestResultRow> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 24);
+  messageDesc(file_racing_v1_ingest, 27);
 
 /**
  * Response of IngestService.PublishResults.
@@ -1025,7 +1172,7 @@ export type PublishResultsResponse = Message<"racing.v1.PublishResultsResponse">
  * Use `create(PublishResultsResponseSchema)` to create a new message.
  */
 export const PublishResultsResponseSchema: GenMessage<PublishResultsResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 25);
+  messageDesc(file_racing_v1_ingest, 28);
 
 /**
  * Request of IngestService.ApplyScenario.
@@ -1047,7 +1194,7 @@ export type ApplyScenarioRequest = Message<"racing.v1.ApplyScenarioRequest"> & {
  * Use `create(ApplyScenarioRequestSchema)` to create a new message.
  */
 export const ApplyScenarioRequestSchema: GenMessage<ApplyScenarioRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 26);
+  messageDesc(file_racing_v1_ingest, 29);
 
 /**
  * Response of IngestService.ApplyScenario: what the document held (each
@@ -1090,7 +1237,7 @@ export type ApplyScenarioResponse = Message<"racing.v1.ApplyScenarioResponse"> &
  * Use `create(ApplyScenarioResponseSchema)` to create a new message.
  */
 export const ApplyScenarioResponseSchema: GenMessage<ApplyScenarioResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 27);
+  messageDesc(file_racing_v1_ingest, 30);
 
 /**
  * Why a fix was not written.
@@ -1272,17 +1419,19 @@ export const IngestService: GenService<{
   },
   /**
    * AppendFixes as a client stream, for gRPC clients that keep one call open.
+   * New clients use PushFixes, which acknowledges each message.
    *
    * Each message is one AppendFixes request: checked, admitted against the
    * ingest bucket (with the guard run again, so a disabled client's stream
    * stops) and committed in its own transaction as it arrives. The one
-   * response, sent when the client half-closes, sums every message's counts
-   * and rejections. If a message fails (API_PARAM_INVALID names it as
-   * messages[m].boats[i]..., RACE_NOT_FOUND, RATE_LIMIT_EXCEEDED,
-   * API_UNAVAILABLE), the call ends with that error: that message wrote
-   * nothing, earlier messages stay committed, later ones are not read.
-   * Without an answer a client re-sends every message of the call: what was
-   * committed counts as duplicates.
+   * response, sent when the client half-closes, sums every message's counts;
+   * it lists the first 100 rejected fixes of the call and counts the rest per
+   * reason (rejected_unlisted), so it stays small however long the call. If
+   * a message fails (API_PARAM_INVALID names it as messages[m].boats[i]...,
+   * RACE_NOT_FOUND, RATE_LIMIT_EXCEEDED, API_UNAVAILABLE), the call ends with
+   * that error: that message wrote nothing, earlier messages stay committed,
+   * later ones are not read. Without an answer a client re-sends every
+   * message of the call: what was committed counts as duplicates.
    *
    * @generated from rpc racing.v1.IngestService.StreamFixes
    */
@@ -1290,6 +1439,46 @@ export const IngestService: GenService<{
     methodKind: "client_streaming";
     input: typeof StreamFixesRequestSchema;
     output: typeof StreamFixesResponseSchema;
+  },
+  /**
+   * Batches of fixes on one long-lived two-way stream, each acknowledged as
+   * it commits: what a tracking platform keeps open. HTTP/2 only (gRPC, or
+   * Connect on the gRPC port); over HTTP/1.1 Connect answers HTTP 505, and
+   * gRPC-Web cannot carry it.
+   *
+   * Each message carries a sequence number of the client's choosing and one
+   * AppendFixes batch. The server takes the messages one at a time, in the
+   * order sent: each is admitted against the ingest bucket (the guard runs
+   * again, so a disabled client's stream stops), committed in its own
+   * transaction, and answered by one PushFixesResponse with its sequence,
+   * in the same order. An answer means committed. After a drop, re-send
+   * every message without an answer, from the first one: what had committed
+   * comes back as duplicates. The server keeps no sequence state: a repeated
+   * or out-of-order sequence is simply answered again.
+   *
+   * A message the server could decode but not take (API_PARAM_INVALID naming
+   * the field as in AppendFixes, e.g. boats[2].t[17]; RACE_NOT_FOUND) is
+   * answered with its sequence and error set; it wrote nothing and the
+   * stream stays open. What no message can get past ends the call with that
+   * status, and the messages not yet answered wrote nothing: the guard's
+   * codes (the guard runs when the call opens, before any message is read,
+   * and again for each message), RATE_LIMIT_EXCEEDED (RetryInfo 60 s),
+   * API_UNAVAILABLE (RetryInfo 30 s), INTERNAL_ERROR, a message that does not
+   * decode (INVALID_ARGUMENT) or is over 8 MiB (RESOURCE_EXHAUSTED).
+   *
+   * Each answer lists at most 100 rejected fixes and counts the rest per
+   * reason (rejected_unlisted): at most 13 KB as Connect JSON and 5 KB as
+   * protobuf, far under any client's receive limit (grpc-js: 4 MiB). The
+   * server shutting down ends the stream (OK) once the message under way is
+   * answered: reconnect and go on from the next sequence. A stream cannot
+   * outlive the token it opened with: open a new one before it expires.
+   *
+   * @generated from rpc racing.v1.IngestService.PushFixes
+   */
+  pushFixes: {
+    methodKind: "bidi_streaming";
+    input: typeof PushFixesRequestSchema;
+    output: typeof PushFixesResponseSchema;
   },
   /**
    * Records one committee wind reading of a start group.

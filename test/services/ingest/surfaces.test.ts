@@ -1,10 +1,11 @@
 // IngestService on the real listeners: Connect JSON exactly as the issue writes it,
 // gRPC (a real @grpc/grpc-js client, StreamFixes included), Connect over HTTP/2 and
-// gRPC-Web over HTTP/1.1; the message size bound; and its absence from REST.
+// gRPC-Web over HTTP/1.1; PushFixes alike on every HTTP/2 transport and refused on
+// HTTP/1.1; the message size bound; and its absence from REST.
 
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -194,6 +195,22 @@ describe("gRPC (h2c) with a real client", () => {
     expect(rows.map((r) => Number(r.t))).toEqual([t, t + 1000]);
   });
 
+  it("StreamFixes ends at a message that does not decode with INVALID_ARGUMENT, not an internal error", async () => {
+    const error = await new Promise<grpc.ServiceError | null>((resolve) => {
+      const call = client.makeClientStreamRequest(
+        "/racing.v1.IngestService/StreamFixes",
+        (bytes: Buffer) => bytes,
+        (bytes: Buffer) => bytes,
+        metadata(),
+        (e) => resolve(e),
+      );
+      call.write(Buffer.from([0x0f, 0xff, 0xff]));
+      call.end();
+    });
+    expect(error?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error?.details).toBe("the request is not a valid racing.v1.StreamFixesRequest message");
+  });
+
   it("StreamFixes needs tracking:write like every ingest call", async () => {
     const reader = await tokenFor(api.url, "reader");
     const m = new grpc.Metadata();
@@ -292,10 +309,111 @@ describe("the other transports", () => {
   });
 });
 
+describe("PushFixes on each transport", () => {
+  const PUSH_PATH = "racing.v1.IngestService/PushFixes";
+  // A group of its own: no other test of this file writes its keys.
+  const batch = (sequence: bigint, t: number) => ({
+    sequence,
+    raceId: IDS.race,
+    startGroupId: IDS.noGun,
+    boats: [boatFixes(IDS.b, t, 2), boatFixes(IDS.b, t, 0)],
+  });
+  async function* messages(...requests: ReturnType<typeof batch>[]) {
+    yield* requests;
+  }
+  const answers = async (
+    responses: AsyncIterable<{ sequence: bigint; accepted: number; duplicates: number; error?: { reason: string } }>,
+  ) => {
+    const seen = [];
+    for await (const r of responses) seen.push([Number(r.sequence), r.accepted, r.duplicates, r.error?.reason ?? null]);
+    return seen;
+  };
+
+  it("answers alike on gRPC and on Connect over HTTP/2 (binary and JSON)", async () => {
+    const t = now() - 25_000;
+    const headers = bearer(api.token);
+    const grpcAnswers = await answers(
+      createClient(IngestService, createGrpcTransport({ baseUrl: api.grpcUrl })).pushFixes(messages(batch(1n, t), batch(2n, t + 5000)), {
+        headers,
+      }),
+    );
+    const connectBinary = await answers(
+      createClient(IngestService, createConnectTransport({ baseUrl: api.grpcUrl, httpVersion: "2", useBinaryFormat: true })).pushFixes(
+        messages(batch(1n, t), batch(2n, t + 5000)),
+        { headers },
+      ),
+    );
+    const connectJson = await answers(
+      createClient(IngestService, createConnectTransport({ baseUrl: api.grpcUrl, httpVersion: "2" })).pushFixes(
+        messages(batch(1n, t), batch(2n, t + 5000)),
+        { headers },
+      ),
+    );
+    // A repeated entry is refused as a whole on each: the same answer in its place.
+    expect(grpcAnswers).toEqual([
+      [1, 0, 0, "API_PARAM_INVALID"],
+      [2, 0, 0, "API_PARAM_INVALID"],
+    ]);
+    expect(connectBinary).toEqual(grpcAnswers);
+    expect(connectJson).toEqual(grpcAnswers);
+    const single = (sequence: bigint, k: number) => ({ ...batch(sequence, t + k * 5000), boats: [boatFixes(IDS.b, t + k * 5000, 2)] });
+    const fresh = await answers(
+      createClient(IngestService, createGrpcTransport({ baseUrl: api.grpcUrl })).pushFixes(messages(single(1n, 0), single(2n, 1)), {
+        headers,
+      }),
+    );
+    expect(fresh).toEqual([
+      [1, 2, 0, null],
+      [2, 2, 0, null],
+    ]);
+    const againOnConnect = await answers(
+      createClient(IngestService, createConnectTransport({ baseUrl: api.grpcUrl, httpVersion: "2" })).pushFixes(
+        messages(single(1n, 0), single(2n, 1)),
+        {
+          headers,
+        },
+      ),
+    );
+    expect(againOnConnect).toEqual([
+      [1, 0, 2, null],
+      [2, 0, 2, null],
+    ]);
+  });
+
+  it.each([
+    ["Connect", "application/connect+json"],
+    ["Connect", "application/connect+proto"],
+    ["gRPC-Web", "application/grpc-web+proto"],
+  ])("is refused over HTTP/1.1 (%s, %s) with 505 HTTP Version Not Supported, writing nothing", async (_, contentType) => {
+    const before = await snapshot(api.db.pool);
+    const response = await fetch(`${api.url}/${PUSH_PATH}`, {
+      method: "POST",
+      headers: { ...bearer(api.token), "content-type": contentType },
+      body: new Uint8Array(5),
+    });
+    expect(response.status).toBe(505);
+    expect(response.headers.get("connection")).toBe("close");
+    expect(await response.json()).toEqual({
+      code: "unimplemented",
+      message: "racing.v1.IngestService/PushFixes is a two-way stream and needs HTTP/2: gRPC, or Connect over HTTP/2 on the gRPC port",
+    });
+    expect(await snapshot(api.db.pool)).toEqual(before);
+  });
+
+  it("fails on a Connect client over HTTP/1.1 without hanging", async () => {
+    const http1 = createClient(IngestService, createConnectTransport({ baseUrl: api.url, httpVersion: "1.1" }));
+    const error = await answers(http1.pushFixes(messages(batch(1n, now())), { headers: bearer(api.token) })).catch((e: unknown) =>
+      ConnectError.from(e),
+    );
+    expect(error).toBeInstanceOf(ConnectError);
+    expect((error as ConnectError).message).toMatch(/505/);
+  });
+});
+
 describe("the REST surface", () => {
   it("has no ingest route and no ingest operation in its OpenAPI document", async () => {
     const document = await (await fetch(`${api.url}/api/v1/openapi.json`)).text();
-    expect(document).not.toMatch(/IngestService|AppendFixes|StreamFixes|INGEST_CONFLICT/);
+    expect(document).not.toMatch(/IngestService|AppendFixes|StreamFixes|PushFixes|INGEST_CONFLICT/);
     for (const path of [`/api/v1/races/${IDS.race}/fixes`, "/api/v1/ingest/fixes", "/api/v1/racing.v1.IngestService/AppendFixes"]) {
       const response = await fetch(`${api.url}${path}`, {
         method: "POST",
