@@ -7,6 +7,7 @@
 // meet as well (the guard, the bucket, the database) ends the call, and the messages
 // not yet answered wrote nothing. A server shutting down ends the stream (OK) once the
 // message under way is answered.
+
 import { create } from "@bufbuild/protobuf";
 import { ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { IngestService, PushFixesResponseSchema, type PushFixesRequest, type PushFixesResponse } from "../../gen/racing/v1/ingest_pb.js";
