@@ -55,9 +55,6 @@ function objectSchema(desc: DescMessage): JsonSchema {
     const schema = annotated(annotated(fieldSchema(field), FIELDS_BY_NAME[field.localName]), own);
     properties[field.jsonName] = isNullable(schema) ? { ...schema, default: null } : schema;
   }
-  for (const name of Object.keys(annotation?.fields ?? {})) {
-    if (!desc.fields.some((field) => field.localName === name)) throw new Error(`${desc.typeName} has no field ${name} to annotate`);
-  }
   return {
     type: "object",
     required: Object.keys(properties),
