@@ -23,7 +23,7 @@ const alwaysSet = (field: DescField) => ANNOTATIONS.get(field.parent)?.fields?.[
 function messageOf(desc: DescMessage): fc.Arbitrary<object> {
   const fields: Record<string, fc.Arbitrary<unknown>> = {};
   for (const field of desc.fields) {
-    const value = valueOf(field);
+    const value = anyValue(field);
     fields[field.localName] =
       field.fieldKind === "list"
         ? fc.array(value, { maxLength: 3 })
@@ -34,7 +34,7 @@ function messageOf(desc: DescMessage): fc.Arbitrary<object> {
   return fc.record(fields).map((init) => create(desc, init));
 }
 
-function valueOf(field: DescField): fc.Arbitrary<unknown> {
+function anyValue(field: DescField): fc.Arbitrary<unknown> {
   const kind = field.fieldKind === "list" ? field.listKind : field.fieldKind;
   if (kind === "message") {
     const message = (field as { message: DescMessage }).message;
