@@ -9,7 +9,10 @@
 //  (c) SELECTs the database runs while 200 clients poll one live race (goal: one
 //      live read per 2 s);
 //  (d) the server process's peak memory;
-//  (e) cached live insights over REST vs the same bare route.
+//  (e) cached live insights over REST vs the same bare route;
+//  (f) CPU time of the API's process per request of (a), (b) and (e), from
+//      /proc/self/stat (user + system): what a change to the request path costs,
+//      however busy the shared machine is (compare runs of the same session).
 //
 // Three processes: the API runs in this one (with the plain queries of (b)), the bare
 // route in a child of its own (bare-route.ts), the load generator (autocannon) in
@@ -17,6 +20,7 @@
 // Run: npm run bench   (ROUNDS=5 for more rounds)
 
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -95,16 +99,27 @@ interface Load {
   rps: number;
   p99: number;
   non2xx: number;
+  /** CPU seconds this process (the API's) spent per request of the load. */
+  cpuPerRequest: number;
+}
+
+const TICKS_PER_SECOND = 100;
+/** CPU seconds (user + system) this process has used: /proc/self/stat fields 14 and 15, in clock ticks. */
+function cpuSeconds(): number {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 async function load(target: string, connections: number, seconds: number): Promise<Load> {
+  const cpuBefore = cpuSeconds();
   const { stdout } = await run(
     AUTOCANNON,
     ["-j", "-c", String(connections), "-d", String(seconds), "-H", `authorization=${auth}`, target],
     { maxBuffer: 16 * 1024 * 1024 },
   );
-  const result = JSON.parse(stdout) as { requests: { average: number }; latency: { p99: number }; non2xx: number };
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+  const cpu = cpuSeconds() - cpuBefore;
+  const result = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p99: number }; non2xx: number };
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, cpuPerRequest: cpu / result.requests.total };
 }
 
 // --- (a) cached live vs the bare route ---
@@ -157,11 +172,13 @@ const entryIds = members.map((m) => m.entry_id as number);
 const trackTimes: number[] = [];
 const parsedTimes: number[] = [];
 const queryTimes: number[] = [];
+let trackCpu = 0;
 let points = 0;
 for (let i = 0; i < 20 * ROUNDS; i++) {
   // A window ending at the cut-off: answered with max-age=2 and never kept, so each request reads the database.
   const since = new Date(Date.now() - 10 * 60_000);
   const started = performance.now();
+  const cpuBefore = cpuSeconds();
   const response = await fetch(`${api.httpUrl}/api/v1/races/${raceId}/track?since=${since.toISOString()}`, {
     headers: { authorization: auth, "accept-encoding": "identity" },
   });
@@ -169,6 +186,8 @@ for (let i = 0; i < 20 * ROUNDS; i++) {
   // JSON is the client's work (timed apart, as the issue first measured it).
   const bytes = Buffer.from(await response.arrayBuffer());
   trackTimes.push(performance.now() - started);
+  // The client's fetch runs in this process too: the same in every run, so a change still shows.
+  trackCpu += cpuSeconds() - cpuBefore;
   const body = JSON.parse(bytes.toString()) as { boats: Array<{ t: number[] }> };
   parsedTimes.push(performance.now() - started);
   points = body.boats.reduce((n, boat) => n + boat.t.length, 0);
@@ -194,6 +213,7 @@ const liveP99 = median(liveRuns.map((r) => r.p99));
 const bareP99 = median(bareRuns.map((r) => r.p99));
 const trackMedian = median(trackTimes);
 const queryMedian = median(queryTimes);
+const ms = (seconds: number) => `${(seconds * 1000).toFixed(3)} ms`;
 const liveReadsPer2s = (selectsDuringPoll / selectsPerRead / pollSeconds) * 2;
 
 console.log(`
@@ -208,7 +228,9 @@ Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString
     ${selectsDuringPoll} SELECTs = ${liveReadsPer2s.toFixed(2)} live reads per 2 s (one read = ${selectsPerRead} SELECTs; goal: 1)
 (e) cached insights (REST)  ${median(insightsRuns.map((r) => r.rps)).toFixed(0)} req/s, p99 ${median(insightsRuns.map((r) => r.p99))} ms (${insightCount} insights; ratio to bare ${(median(insightsRuns.map((r) => r.rps)) / bareRps).toFixed(2)})
 (d) server process RSS: ${(rssBeforeLoad / 1024 / 1024).toFixed(0)} MiB before the load (it also holds the simulated race); peak ${phasePeaks.join(", ")};
-    peak JS heap in use ${(peakHeap / 1024 / 1024).toFixed(0)} MiB`);
+    peak JS heap in use ${(peakHeap / 1024 / 1024).toFixed(0)} MiB
+(f) API process CPU per request (/proc/self/stat, 10 ms ticks): cached live ${ms(median(liveRuns.map((r) => r.cpuPerRequest)))},
+    cached insights ${ms(median(insightsRuns.map((r) => r.cpuPerRequest)))}, uncached track page ${ms(trackCpu / trackTimes.length)} (mean, with its fetch client)`);
 
 await bare.close();
 await api.close();

@@ -11,7 +11,8 @@ import type { DataBucket } from "../limits/policy.js";
 import { callErrors, callPolicy } from "../services/call-policies.js";
 import { oauthErrorOf } from "../auth/token-endpoint.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
-import { problem, ref, tokenError as tokenErrorSchema, type JsonSchema } from "./json-schemas.js";
+import { ref, type JsonSchema } from "./json-schema-ref.js";
+import { problem, tokenError as tokenErrorSchema } from "./problem-and-token-schemas.js";
 import { PROBLEM_CONTENT_TYPE } from "./problem.js";
 
 export const SECURITY_SCHEME = "oauth2";

@@ -1,11 +1,14 @@
-// The REST-to-RPC table: one row per /api/v1 path, read top to bottom.
+// The REST-to-RPC table: one row per /api/v1 path, read top to bottom. Each answer is
+// the v1 JSON of the RPC's response message, derived from its descriptor with its
+// schema (v1-json.ts, v1-schema.ts, rest-annotations.ts): a new endpoint is a proto
+// message and a row here.
 
 import type { FastifyRequest } from "fastify";
-import { EventService, type ListEventsResponse } from "../../gen/racing/v1/event_pb.js";
-import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
-import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { EventService } from "../../gen/racing/v1/event_pb.js";
+import { GetLiveInsightsResponseSchema, LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { RaceLiveSchema, RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
-import { ScopeService, type ListScopesResponse } from "../../gen/racing/v1/scopes_pb.js";
+import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import {
   EVENT_LIVE_CACHE_CONTROL,
@@ -19,14 +22,9 @@ import {
   SCOPES_CACHE_CONTROL,
 } from "../cache-policy.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/paging.js";
-import { dateTime } from "./date-time-json.js";
-import { eventLiveJson } from "./event-live-json.js";
-import { insightsJson } from "./insights-json.js";
-import { raceLiveJson, raceLiveObjectJson } from "./race-live-json.js";
-import { eventResultsJson, raceResultsResponseJson } from "./results-json.js";
 import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
-import { stringifyTrackPage, TRACK_QUERY, trackPageJson, trackPageRequest } from "./track-json.js";
+import { stringifyTrackPage, TRACK_QUERY, trackPageRequest } from "./track-json.js";
 
 const RACE_ID = {
   type: "object",
@@ -93,9 +91,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
       },
     },
     request: (request) => request.query as { page: number; pageSize: number },
-    body: "EventsPage",
     cacheControl: { enum: [EVENTS_CACHE_CONTROL] },
-    response: eventsPage,
   }),
   restRoute({
     path: "/events/:eventId/live",
@@ -107,9 +103,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
       "The event's races by race number, each with its broadcast-active flag and its start groups' states, gun and finish times.",
     params: EVENT_ID,
     request: eventId,
-    body: "EventLive",
+    responseBody: "eventLive",
     cacheControl: { enum: [EVENT_LIVE_CACHE_CONTROL] },
-    response: eventLiveJson,
   }),
   restRoute({
     path: "/events/:eventId/results",
@@ -121,9 +116,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
       "The results the club published for every race of the event (provisional or final), never the unofficial live order. Results are not tracking data: they are served whether or not the event shares tracking.",
     params: EVENT_ID,
     request: eventId,
-    body: "EventResults",
+    responseBody: "eventResults",
     cacheControl: { enum: [RESULTS_CACHE_CONTROL] },
-    response: eventResultsJson,
   }),
   restRoute({
     path: "/races/:raceId/live",
@@ -135,10 +129,9 @@ export const REST_ROUTES: readonly RestRoute[] = [
       "Each start group's newest position, speed and heading per boat, the newest committee wind reading and the unofficial live order, as of dataAsOf (now minus the event's delay). One shared read per race every 2 seconds: poll with If-None-Match.",
     params: RACE_ID,
     request: raceId,
-    body: "RaceLive",
+    responseBody: "raceLive",
     cacheControl: { enum: [LIVE_CACHE_CONTROL] },
     dataAsOf: true,
-    response: raceLiveJson,
   }),
   restRoute({
     path: "/races/:raceId/live/insights",
@@ -152,13 +145,11 @@ export const REST_ROUTES: readonly RestRoute[] = [
     querystring: LANG_QUERY,
     normalizeQuery: firstLang,
     request: (request) => ({ ...raceId(request), lang: lang(request) }),
-    body: "LiveInsights",
     cacheControl: {
       pattern: INSIGHTS_CACHE_CONTROL_PATTERN,
       description: `Private; max-age is the seconds until the next generation, at most ${INSIGHTS_MAX_AGE_S}.`,
     },
     dataAsOf: true,
-    response: insightsJson,
   }),
   restRoute({
     path: "/races/:raceId/track",
@@ -170,13 +161,11 @@ export const REST_ROUTES: readonly RestRoute[] = [
     params: RACE_ID,
     querystring: TRACK_QUERY,
     request: trackPageRequest,
-    body: "TrackPage",
     cacheControl: {
       enum: [IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL],
       description: `${IMMUTABLE_CACHE_CONTROL} for a window ending at least 2 minutes before the delayed cut-off of a start group with a gun time; otherwise ${NEAR_NOW_CACHE_CONTROL}, also for every window of a group with no gun time yet (setting the gun can fill it).`,
     },
     dataAsOf: true,
-    response: trackPageJson,
     stringify: stringifyTrackPage,
   }),
   restRoute({
@@ -188,9 +177,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     description: "The results the club published for the race's start groups (provisional or final), never the unofficial live order.",
     params: RACE_ID,
     request: raceId,
-    body: "RaceResults",
+    responseBody: "raceResults",
     cacheControl: { enum: [RESULTS_CACHE_CONTROL] },
-    response: raceResultsResponseJson,
   }),
   restRoute({
     path: "/scopes",
@@ -200,9 +188,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "The API's scopes, and which ones this token holds",
     description: "Every scope of the API with what it grants, and whether the calling token holds it.",
     request: () => ({}),
-    body: "ScopeList",
     cacheControl: { enum: [SCOPES_CACHE_CONTROL] },
-    response: scopesJson,
   }),
 ];
 
@@ -219,12 +205,8 @@ export const STREAM_ROUTES: readonly StreamRoute[] = [
     params: RACE_ID,
     request: (request) => ({ ...raceId(request), resumeAfter: lastEventId(request) }),
     eventName: "live",
-    body: "RaceLive",
-    event: ({ event }) => {
-      if (event.case !== "live") return null;
-      const live = event.value.raceLive!;
-      return { id: event.value.eventId, shared: live, json: () => raceLiveObjectJson(live) };
-    },
+    body: RaceLiveSchema,
+    event: ({ event }) => (event.case === "live" ? { id: event.value.eventId, body: event.value.raceLive! } : null),
   }),
   streamRoute({
     path: "/races/:raceId/live/insights/stream",
@@ -238,31 +220,7 @@ export const STREAM_ROUTES: readonly StreamRoute[] = [
     normalizeQuery: firstLang,
     request: (request) => ({ ...raceId(request), lang: lang(request), resumeAfter: lastEventId(request) }),
     eventName: "insights",
-    body: "LiveInsights",
-    event: ({ event }) => {
-      if (event.case !== "insights") return null;
-      const answer = event.value.answer!;
-      return { id: event.value.eventId, shared: answer, json: () => insightsJson(answer) };
-    },
+    body: GetLiveInsightsResponseSchema,
+    event: ({ event }) => (event.case === "insights" ? { id: event.value.eventId, body: event.value.answer! } : null),
   }),
 ];
-
-function eventsPage(page: ListEventsResponse) {
-  return {
-    items: page.items.map((event) => ({
-      id: event.id,
-      name: event.name,
-      startDate: dateTime(event.startDate),
-      endDate: dateTime(event.endDate),
-      raceCount: event.raceCount,
-      trackingShared: event.trackingShared,
-      delaySeconds: event.delaySeconds,
-    })),
-    nextPage: page.nextPage,
-    totalItems: page.totalItems,
-  };
-}
-
-function scopesJson(response: ListScopesResponse) {
-  return { scopes: response.scopes.map((scope) => ({ name: scope.name, description: scope.description, granted: scope.granted })) };
-}

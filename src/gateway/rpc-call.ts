@@ -17,6 +17,8 @@ import { callContext } from "../services/context.js";
 import type { Services } from "../services/routes.js";
 import { RequestHeaders, ResponseHeaders } from "./record-headers.js";
 import { dataRouteSchema, type DataRouteDocs } from "./route-schemas.js";
+import { v1Body } from "./v1-json.js";
+import { componentName } from "./v1-schema.js";
 
 export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
   request: MessageShape<I>,
@@ -25,17 +27,21 @@ export type UnaryHandler<I extends DescMessage, O extends DescMessage> = (
 
 export type Query = Record<string, unknown>;
 
-/** A REST path mapped onto one unary RPC, with the schema that validates, serialises and documents it. */
-export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> extends Omit<DataRouteDocs, "rpc"> {
+/**
+ * A REST path mapped onto one unary RPC. Its answer is the v1 JSON of the response
+ * message (v1-json.ts), and its schema, which validates, serialises and documents it,
+ * is derived from the same descriptor.
+ */
+export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> extends Omit<DataRouteDocs, "rpc" | "body"> {
   path: string;
   rpc: DescMethodUnary<I, O>;
+  /** The response's message field written as the whole body (as grpc-gateway's response_body); unset: the response itself. */
+  responseBody?: Exclude<keyof MessageShape<O>, "$typeName" | "$unknown"> & string;
   implementation: (services: Services) => UnaryHandler<I, O>;
   /** Adjusts the raw query before the schema validates it. */
   normalizeQuery?: (query: Query) => void;
   /** Path and query, validated by the schema, as the request message; throws ApiError API_PARAM_INVALID when a value cannot be one. */
   request: (request: FastifyRequest) => MessageInitShape<I>;
-  /** The response message as the spec's JSON. */
-  response: (message: MessageShape<O>) => unknown;
   /** Writes that JSON as the 200 body; by default the serialiser compiled from the route's response schema. */
   stringify?: (json: unknown) => string;
 }
@@ -44,6 +50,8 @@ export interface RestRouteSpec<I extends DescMessage, O extends DescMessage> ext
 export interface RestRoute {
   path: string;
   rpc: DescMethodUnary;
+  /** The message the body is the v1 JSON of. */
+  body: DescMessage;
   schema: FastifySchema;
   normalizeQuery?: (query: Query) => void;
   /** The answer message of the call, or the RPC's ConnectError. */
@@ -54,10 +62,12 @@ export interface RestRoute {
 }
 
 export function restRoute<I extends DescMessage, O extends DescMessage>(spec: RestRouteSpec<I, O>): RestRoute {
+  const body = v1Body(spec.rpc.output, spec.responseBody);
   return {
     path: spec.path,
     rpc: spec.rpc as DescMethodUnary,
-    schema: dataRouteSchema({ ...spec, rpc: spec.rpc as DescMethodUnary }),
+    body: body.desc,
+    schema: dataRouteSchema({ ...spec, rpc: spec.rpc as DescMethodUnary, body: componentName(body.desc) }),
     ...(spec.normalizeQuery ? { normalizeQuery: spec.normalizeQuery } : {}),
     ...(spec.stringify ? { stringify: spec.stringify } : {}),
     async call(services, request, context) {
@@ -65,7 +75,7 @@ export function restRoute<I extends DescMessage, O extends DescMessage>(spec: Re
       // A message the service returns as such (a cached answer) is kept as it is.
       return create(spec.rpc.output, await spec.implementation(services)(input, context));
     },
-    json: (message) => spec.response(message as MessageShape<O>),
+    json: body.json,
   };
 }
 

@@ -11,9 +11,11 @@ import type { FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import type { ServerResponse } from "node:http";
 import { NO_STORE } from "../cache-policy.js";
 import type { Services } from "../services/routes.js";
-import { ref, type JsonSchema } from "./json-schemas.js";
+import { ref, type JsonSchema } from "./json-schema-ref.js";
 import { streamRouteSchema, type StreamRouteDocs } from "./route-schemas.js";
 import type { Query } from "./rpc-call.js";
+import { v1Json } from "./v1-json.js";
+import { componentName } from "./v1-schema.js";
 import { droppedSubscribers } from "../telemetry/metrics.js";
 import { recordRestStreamEnd } from "../telemetry/request-metrics.js";
 
@@ -25,21 +27,25 @@ export interface StreamEvent {
   json: () => unknown;
 }
 
-export interface StreamRouteSpec<I extends DescMessage, O extends DescMessage> extends Omit<StreamRouteDocs, "rpc"> {
+export interface StreamRouteSpec<I extends DescMessage, O extends DescMessage> extends Omit<StreamRouteDocs, "rpc" | "body"> {
   path: string;
   rpc: DescMethodServerStreaming<I, O>;
+  /** The message each event's data is the v1 JSON of: the polled endpoint's body. */
+  body: DescMessage;
   implementation: (services: Services) => (request: MessageShape<I>, context: HandlerContext) => AsyncIterable<MessageInitShape<O>>;
   /** Path, query and Last-Event-ID as the request message. */
   request: (request: FastifyRequest) => MessageInitShape<I>;
   /** Adjusts the raw query before the schema validates it. */
   normalizeQuery?: (query: Query) => void;
-  /** The message as an event, or null for a heartbeat. */
-  event: (message: MessageShape<O>) => StreamEvent | null;
+  /** The stream message's id and body message, or null for a heartbeat. */
+  event: (message: MessageShape<O>) => { id: string; body: object } | null;
 }
 
 export interface StreamRoute {
   path: string;
   rpc: DescMethodServerStreaming;
+  /** The message each event's data is the v1 JSON of. */
+  body: DescMessage;
   schema: FastifySchema;
   normalizeQuery?: (query: Query) => void;
   eventName: string;
@@ -50,18 +56,23 @@ export interface StreamRoute {
 }
 
 export function streamRoute<I extends DescMessage, O extends DescMessage>(spec: StreamRouteSpec<I, O>): StreamRoute {
+  const json = v1Json(spec.body);
   return {
     path: spec.path,
     rpc: spec.rpc as DescMethodServerStreaming,
-    schema: streamRouteSchema({ ...spec, rpc: spec.rpc }),
+    body: spec.body,
+    schema: streamRouteSchema({ ...spec, rpc: spec.rpc, body: componentName(spec.body) }),
     ...(spec.normalizeQuery ? { normalizeQuery: spec.normalizeQuery } : {}),
     eventName: spec.eventName,
-    dataSchema: ref(spec.body),
+    dataSchema: ref(componentName(spec.body)),
     open(services, request, context) {
       const messages = spec.implementation(services)(create(spec.rpc.input, spec.request(request)), context);
       return messages[Symbol.asyncIterator]() as AsyncIterator<object>;
     },
-    event: (message) => spec.event(message as MessageShape<O>),
+    event: (message) => {
+      const event = spec.event(message as MessageShape<O>);
+      return event && { id: event.id, shared: event.body, json: () => json(event.body) };
+    },
   };
 }
 

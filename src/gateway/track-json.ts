@@ -1,15 +1,14 @@
 // GET /api/v1/races/{raceId}/track: query parameters into a GetTrackPageRequest, and
-// the answer message into the spec's Track page JSON. Translation only: whether a
-// window is allowed (since before the cut-off, until after since, the group) is the
-// RPC's rule, so Connect and gRPC callers get the same answers.
+// the page's own writer of its v1 JSON. Translation only: whether a window is allowed
+// (since before the cut-off, until after since, the group) is the RPC's rule, so
+// Connect and gRPC callers get the same answers.
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { FastifyRequest } from "fastify";
-import type { GetTrackPageRequestSchema, GetTrackPageResponse, TrackBoat } from "../../gen/racing/v1/track_pb.js";
+import type { GetTrackPageRequestSchema } from "../../gen/racing/v1/track_pb.js";
 import { ApiError } from "../errors/api-error.js";
 import { writeWindowColumns } from "./column-text.js";
-import { dateTime } from "./date-time-json.js";
 
 type TrackQuery = { startGroupId?: string; since: string; until?: string };
 
@@ -80,31 +79,20 @@ function timestampParam(value: string, name: string): Timestamp {
   return create(TimestampSchema, { seconds: BigInt(date.getTime() / 1000), nanos: Number((match[7] ?? "").padEnd(9, "0")) });
 }
 
-/**
- * The Track page JSON, every field present (`nextSince` null on the last page), to be
- * written by stringifyTrackPage.
- */
-export function trackPageJson(page: GetTrackPageResponse) {
-  const boats: BoatJson[] = [];
-  for (const boat of page.boats) boats.push(boatJson(boat));
-  return {
-    raceId: page.raceId,
-    startGroupId: page.startGroupId,
-    since: dateTime(page.since),
-    until: dateTime(page.until),
-    nextSince: dateTime(page.nextSince),
-    delaySeconds: page.delaySeconds,
-    boats,
-  };
+/** What stringifyTrackPage reads of a page's v1 JSON (v1-json.ts): the head as it is, and each boat's names and columns. */
+interface TrackPageJson {
+  startGroupId: string;
+  since: string;
+  boats: Array<Record<"entryId" | "sailNumber" | "boatName", string> & Record<(typeof COLUMNS)[number], readonly number[]>>;
 }
 
 /** The columns of a track boat, written in this order after its names. */
 const COLUMNS = ["t", "lat", "lon", "sogKn", "cogDeg"] as const;
 
-type BoatJson = ReturnType<typeof boatJson>;
-
 /**
- * The route's writer. A page is up to 30,000 fixes in five number arrays, written on
+ * The route's writer of the page's v1 JSON, where the spec needs more than the
+ * descriptor: its packed columns hold NaN for "not reported", written as null. A page
+ * is up to 30,000 fixes in five number arrays, written on
  * the event loop, and a window near the cut-off is asked for again every few seconds
  * with a few more fixes per boat: each column's text written before is reused
  * (column-text.ts), and what is new is written by V8's JSON.stringify, about 4 times
@@ -114,7 +102,7 @@ type BoatJson = ReturnType<typeof boatJson>;
  * JSON.stringify's of the whole page.
  */
 export function stringifyTrackPage(json: unknown): string {
-  const { boats, ...head } = json as ReturnType<typeof trackPageJson>;
+  const { boats, ...head } = json as TrackPageJson;
   // A window is its start group and since, as the request spelt it; a column, its boat and name.
   const written = writeWindowColumns(`${head.startGroupId} ${head.since}`, (columns) =>
     boats.map((boat) => {
@@ -124,22 +112,4 @@ export function stringifyTrackPage(json: unknown): string {
     }),
   );
   return `${JSON.stringify(head).slice(0, -1)},"boats":[${written.join(",")}]}`;
-}
-
-function boatJson(boat: TrackBoat) {
-  // `t` as JSON numbers: epoch ms are far below 2^53, and never proto3 JSON's int64 strings.
-  // Filled by push, not preallocated: V8 serialises packed arrays faster than holey ones.
-  const t: number[] = [];
-  for (const ms of boat.t) t.push(Number(ms));
-  // The other arrays are plain number arrays already: sent as they are, NaN included (see stringifyTrackPage).
-  return {
-    entryId: boat.entryId,
-    sailNumber: boat.sailNumber,
-    boatName: boat.boatName,
-    t,
-    lat: boat.lat,
-    lon: boat.lon,
-    sogKn: boat.sogKn,
-    cogDeg: boat.cogDeg,
-  };
 }

@@ -6,15 +6,12 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
-  InsightKind,
-  InsightSource,
   GetLiveInsightsResponseSchema,
   type GetLiveInsightsResponse,
   LiveInsightsService,
   WatchLiveInsightsResponseSchema,
 } from "../../gen/racing/v1/live_insights_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
-import type { InsightKind as FactKind } from "../domain/facts.js";
 import { GENERATION_INTERVAL_MS, type InsightsGenerator, type InsightsState } from "../insights/generator.js";
 import { normalizeLang, type Lang } from "../insights/languages.js";
 import type { RaceRecord } from "../store/races.js";
@@ -24,6 +21,7 @@ import { guardedStream } from "./guarded-stream.js";
 import type { ServiceDeps } from "./deps.js";
 import { SharedRead } from "../shared-read.js";
 import { DATA_AS_OF_HEADER, insightsCacheControl } from "../cache-policy.js";
+import { INSIGHT_KIND_ENUMS, INSIGHT_SOURCE_ENUMS } from "../enum-words.js";
 
 interface Answer {
   message: GetLiveInsightsResponse;
@@ -98,12 +96,12 @@ function response(race: RaceRecord, lang: Lang, dataAsOfMs: number, state: Insig
     generatedAtUtc: state ? timestampFromMs(state.generatedAtMs) : undefined,
     insights: (state?.insights ?? []).map(({ fact, text }) => ({
       id: fact.id,
-      kind: KINDS[fact.kind],
+      kind: INSIGHT_KIND_ENUMS[fact.kind],
       startGroupId: fact.startGroupId,
       startGroupName: fact.startGroupName,
       atUtc: timestampFromMs(fact.atMs),
       text: text.text,
-      source: text.source === "model" ? InsightSource.MODEL : InsightSource.TEMPLATE,
+      source: INSIGHT_SOURCE_ENUMS[text.source],
       boats: fact.boats,
       markLabel: fact.markLabel ?? undefined,
       rank: fact.rank ?? undefined,
@@ -115,11 +113,3 @@ function response(race: RaceRecord, lang: Lang, dataAsOfMs: number, state: Insig
     })),
   });
 }
-
-const KINDS: Record<FactKind, InsightKind> = {
-  leadChange: InsightKind.LEAD_CHANGE,
-  markRounding: InsightKind.MARK_ROUNDING,
-  gain: InsightKind.GAIN,
-  finish: InsightKind.FINISH,
-  windShift: InsightKind.WIND_SHIFT,
-};

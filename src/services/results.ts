@@ -5,8 +5,9 @@
 
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ResultStatus, ResultsService } from "../../gen/racing/v1/results_pb.js";
+import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { RESULTS_CACHE_CONTROL } from "../cache-policy.js";
+import { RESULT_STATUS_ENUMS } from "../enum-words.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import type { StartGroupRecord } from "../store/races.js";
 import { officialResults, type GroupResultsRecord, type ResultRowRecord } from "../store/results.js";
@@ -61,7 +62,7 @@ function raceResults(race: RaceLike, eventUuid: string, results: Map<number, Gro
         {
           startGroupId: group.uuid,
           name: group.name,
-          status: published.status === "final" ? ResultStatus.FINAL : ResultStatus.PROVISIONAL,
+          status: RESULT_STATUS_ENUMS[published.status],
           publishedAtUtc: timestampFromMs(published.publishedAtMs),
           rows: [...published.rows].sort(byRank).map(rowMessage),
         },
