@@ -3,10 +3,8 @@
 // writes nothing); then each fix is sorted into written, duplicate or rejected with
 // its reason, against the group as it stands inside the transaction.
 
-import { ApiError } from "../errors/api-error.js";
 import type { Caller } from "../auth/guard.js";
 import {
-  COMMIT_DEADLINE_MS,
   inRange,
   malformedField,
   settledBefore,
@@ -20,7 +18,7 @@ import { fixesInRanges, insertNewFixes, type FixRange, type FixRow, type NewFix 
 import { recordDevice, type GroupEntry } from "../store/ingest.js";
 import { ingestedFixes } from "../telemetry/metrics.js";
 import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
-import { invalid, writableGroup } from "./ingest-access.js";
+import { beforeCommit, invalid, writableGroup } from "./ingest-access.js";
 
 export interface FixBatch {
   raceId: string;
@@ -48,21 +46,26 @@ export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): 
     if ((boat.deviceId?.length ?? 0) > 200) throw invalid(`boats[${i}].deviceId`);
     if ((boat.phoneModel?.length ?? 0) > 200) throw invalid(`boats[${i}].phoneModel`);
   }
-  const counts = await inTransactionRetryingDeadlocks(pool, async (conn) => {
-    const entryIds = batch.boats.map((boat) => boat.entryId);
-    const { race, group, entries } = await writableGroup(conn, caller, batch.raceId, batch.startGroupId, entryIds);
-    const nowMs = Date.now();
-    const context: FixContext = {
-      nowMs,
-      settledBeforeMs: settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs),
-      gunMs: group.gunMs,
-    };
-    const counts = await sortAndWrite(conn, group.id, entries, batch, context);
-    // The settled edge was checked at nowMs; a reader may serve windows up to the margin
-    // later as immutable, so a batch that took longer than that must not become visible.
-    if (Date.now() - nowMs > COMMIT_DEADLINE_MS) throw new ApiError("API_UNAVAILABLE");
-    return counts;
-  });
+  // READ COMMITTED: every read sees what concurrent batches committed, so the duplicate
+  // check needs no locking read, and no statement of a batch takes a gap lock.
+  const counts = await inTransactionRetryingDeadlocks(
+    pool,
+    async (conn) => {
+      const entryIds = batch.boats.map((boat) => boat.entryId);
+      const { race, group, entries } = await writableGroup(conn, caller, batch.raceId, batch.startGroupId, entryIds);
+      const nowMs = Date.now();
+      const context: FixContext = {
+        nowMs,
+        settledBeforeMs: settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs),
+        gunMs: group.gunMs,
+      };
+      const counts = await sortAndWrite(conn, group.id, entries, batch, context);
+      await recordChangedDevices(conn, entries, batch);
+      beforeCommit(nowMs);
+      return counts;
+    },
+    "READ COMMITTED",
+  );
   countFixes(counts);
   return counts;
 }
@@ -141,12 +144,23 @@ async function sortAndWrite(
   );
   // When the fresh fixes were checked, those found as sent include the ones just written.
   const foundAsSent = sorted.filter((one) => one.outcome === "DUPLICATE").length;
-  const counts: FixCounts = { accepted: written, duplicates: foundAsSent - (keySkipped ? written : 0), rejected };
+  return { accepted: written, duplicates: foundAsSent - (keySkipped ? written : 0), rejected };
+}
+
+/**
+ * A boat's device data is written only when it differs from what is stored (read with
+ * the entries, in the same statement): a platform sends it with every batch, and an
+ * upsert per boat per batch cost five times the rest of the batch.
+ */
+async function recordChangedDevices(conn: Connection, entries: ReadonlyMap<string, GroupEntry>, batch: FixBatch): Promise<void> {
   for (const boat of batch.boats) {
     const entry = entries.get(boat.entryId.toLowerCase());
-    if (entry && boat.t.length > 0) await recordDevice(conn, entry.id, boat);
+    if (!entry || boat.t.length === 0) continue;
+    const deviceId = boat.deviceId ?? null;
+    const phoneModel = boat.phoneModel ?? null;
+    const changed = (deviceId !== null && deviceId !== entry.deviceId) || (phoneModel !== null && phoneModel !== entry.phoneModel);
+    if (changed) await recordDevice(conn, entry.id, { deviceId, phoneModel });
   }
-  return counts;
 }
 
 /** The stored fixes the checked ones may repeat, keyed "entry:t": one primary-key range per boat. */

@@ -37,7 +37,16 @@ import {
   type StartGroupChange,
 } from "../store/ingest.js";
 import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
-import { anyTime, invalid, readingTime, startGroupOf, writableEventForUpdate, writableGroup, writableRace } from "./ingest-access.js";
+import {
+  anyTime,
+  beforeCommit,
+  invalid,
+  readingTime,
+  startGroupForUpdate,
+  writableEventForUpdate,
+  writableGroup,
+  writableRace,
+} from "./ingest-access.js";
 
 const MAX_ROWS = 1000;
 const MAX_STEPS = 50;
@@ -76,13 +85,17 @@ export async function writeFinish(pool: Pool, caller: Caller, request: RecordFin
   const finishMs = readingTime(request.finishTimeUtc, "finishTimeUtc", nowMs);
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
-    // For update: no batch may add fixes after the finish while it is checked.
-    const group = await startGroupOf(conn, race, request.startGroupId, "update");
+    const group = await startGroupForUpdate(conn, race, request.startGroupId);
     const [entryId] = await entriesOfGroup(conn, group.id, [request.entryId], () => "entryId");
-    // A finish ends the boat's capture window: it may not cut fixes out of a settled window.
-    const settledMs = settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs);
+    // A finish ends the boat's capture window: it may not cut fixes out of a settled window
+    // (hasFixBetween locks the range against batches until this commits), and it must
+    // commit before the windows after it may settle.
+    const checkedAtMs = Date.now();
+    const settledMs = settledBefore(checkedAtMs, race.event.delaySeconds, race.event.settledFloorMs);
     if (finishMs < settledMs && (await hasFixBetween(conn, group.id, entryId!, finishMs, settledMs))) throw invalid("finishTimeUtc");
-    return { duplicate: (await recordFinish(conn, group.id, entryId!, finishMs)) === "duplicate" };
+    const duplicate = (await recordFinish(conn, group.id, entryId!, finishMs)) === "duplicate";
+    beforeCommit(checkedAtMs);
+    return { duplicate };
   });
 }
 
@@ -101,13 +114,17 @@ export async function writeStartGroup(pool: Pool, caller: Caller, request: Updat
   if (request.clearFinishTime) change.finishMs = null;
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
-    const group = await startGroupOf(conn, race, request.startGroupId, "update");
+    const group = await startGroupForUpdate(conn, race, request.startGroupId);
+    const checkedAtMs = Date.now();
     if (
       change.gunMs !== undefined &&
-      !gunMayChange(group.gunMs, change.gunMs, settledBefore(Date.now(), race.event.delaySeconds, race.event.settledFloorMs))
+      !gunMayChange(group.gunMs, change.gunMs, settledBefore(checkedAtMs, race.event.delaySeconds, race.event.settledFloorMs))
     )
       throw invalid("startTimeUtc");
-    return { changed: await updateStartGroup(conn, group.id, change) };
+    const changed = await updateStartGroup(conn, group.id, change);
+    // A gun checked against the settled edge must commit before that edge moves past the margin.
+    if (change.gunMs !== undefined) beforeCommit(checkedAtMs);
+    return { changed };
   });
 }
 
@@ -147,13 +164,18 @@ export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEven
   if (delaySeconds !== undefined && !(delaySeconds >= 0 && delaySeconds <= 600)) throw invalid("delaySeconds");
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const event = await writableEventForUpdate(conn, caller, request.eventId);
-    if (delaySeconds !== undefined && delaySeconds > event.delaySeconds) {
-      // Windows settled under the shorter delay stay settled: keep their edge.
-      await raiseSettledFloor(conn, event.id, settledEdge(dataAsOf(Date.now(), event.delaySeconds)));
-    }
-    return {
-      changed: await updateEvent(conn, event.id, { published: request.published, trackingShared: request.trackingShared, delaySeconds }),
-    };
+    const checkedAtMs = Date.now();
+    const longer = delaySeconds !== undefined && delaySeconds > event.delaySeconds;
+    // Windows settled under the shorter delay stay settled: keep their edge (committed
+    // within the deadline, as readers under the old delay move it on meanwhile).
+    if (longer) await raiseSettledFloor(conn, event.id, settledEdge(dataAsOf(checkedAtMs, event.delaySeconds)));
+    const changed = await updateEvent(conn, event.id, {
+      published: request.published,
+      trackingShared: request.trackingShared,
+      delaySeconds,
+    });
+    if (longer) beforeCommit(checkedAtMs);
+    return { changed };
   });
 }
 

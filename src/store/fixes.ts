@@ -175,9 +175,10 @@ export interface FixRange {
 
 /**
  * The stored fixes of each boat's range, in one statement: the batch's duplicate check,
- * one primary-key range per boat (test/store/fixes.test.ts). A locking read, so it sees
- * what a concurrent batch committed since this transaction's first read: the keys an
- * INSERT IGNORE of this one skipped. A prepared statement, and not for speed: the
+ * one primary-key range per boat (test/store/fixes.test.ts). Run in a READ COMMITTED
+ * transaction, it sees what a concurrent batch committed since the transaction began
+ * (the keys an INSERT IGNORE of this one skipped) without locking a row or a gap
+ * between stored keys. A prepared statement, and not for speed: the
  * binary protocol carries a DOUBLE's exact bits, while MariaDB's text protocol rounds
  * some to 16 digits (93.31733925378097 comes back ...096), which would make a retried
  * fix look like a conflict. Padded as paddedBoatList pads, to keep the statement shapes
@@ -197,20 +198,24 @@ export async function fixesInRanges(db: Pool | Connection, startGroupId: number,
 
 export function fixesInRangesSql(boats: number): string {
   return `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
-  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})
-  LOCK IN SHARE MODE`;
+  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`;
 }
 
-/** Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs would cut. */
+/**
+ * Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs
+ * would cut. A locking read in the caller's REPEATABLE READ transaction: it waits for a
+ * batch that has written into the range and not committed, and its next-key locks keep
+ * any batch from writing there until the finish commits, so no fix slips in unseen.
+ */
 export async function hasFixBetween(
-  db: Pool | Connection,
+  db: Connection,
   startGroupId: number,
   entryId: number,
   afterMs: number,
   beforeMs: number,
 ): Promise<boolean> {
   const [rows] = await db.query<RowDataPacket[]>(
-    "SELECT 1 FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ? AND t < ? LIMIT 1",
+    "SELECT 1 FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ? AND t < ? LIMIT 1 FOR UPDATE",
     [startGroupId, entryId, afterMs, beforeMs],
   );
   return rows.length > 0;

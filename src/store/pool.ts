@@ -67,10 +67,15 @@ export function createPool(databaseUrl: string, options: PoolOptions = {}): Pool
   return limitPool(pool, limits, setups);
 }
 
+/** A transaction's isolation level other than the server's default (REPEATABLE READ). */
+export type Isolation = "READ COMMITTED";
+
 /** Runs `work` in one transaction on one connection; rolls back on any error. */
-export async function inTransaction<T>(pool: Pool, work: (conn: Connection) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: Pool, work: (conn: Connection) => Promise<T>, isolation?: Isolation): Promise<T> {
   const conn = await pool.getConnection();
   try {
+    // For the next transaction only; the same statement on MariaDB 10.11 and MySQL 8.
+    if (isolation) await conn.query(`SET TRANSACTION ISOLATION LEVEL ${isolation}`);
     await conn.beginTransaction();
     const result = await work(conn);
     await conn.commit();
@@ -93,10 +98,14 @@ const DEADLOCK_ATTEMPTS = 5;
  * the same rows, such as two retries of one ingest batch; `work` must read what it
  * decides on inside the transaction, so a second run decides afresh.
  */
-export async function inTransactionRetryingDeadlocks<T>(pool: Pool, work: (conn: Connection) => Promise<T>): Promise<T> {
+export async function inTransactionRetryingDeadlocks<T>(
+  pool: Pool,
+  work: (conn: Connection) => Promise<T>,
+  isolation?: Isolation,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await inTransaction(pool, work);
+      return await inTransaction(pool, work, isolation);
     } catch (error) {
       if ((error as { errno?: unknown }).errno !== ER_LOCK_DEADLOCK || attempt >= DEADLOCK_ATTEMPTS) throw error;
     }
