@@ -16,13 +16,14 @@ import type {
 import { IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
-import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
+import { DELAY_HOLD_MS, gunMayChange, settledBefore } from "../domain/fix-rules.js";
 import { settledEdge } from "../domain/track-window.js";
 import { STATE_ENUMS, STEP_KIND_ENUMS, wordOf } from "../enum-words.js";
 import { ApiError } from "../errors/api-error.js";
 import { hasFixBetween } from "../store/fixes.js";
 import {
   groupEntries,
+  holdDelay,
   publishResults,
   raiseSettledFloor,
   recordCourse,
@@ -166,15 +167,18 @@ export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEven
     const event = await writableEventForUpdate(conn, caller, request.eventId);
     const checkedAtMs = Date.now();
     const longer = delaySeconds !== undefined && delaySeconds > event.delaySeconds;
-    // Windows settled under the shorter delay stay settled: keep their edge (committed
-    // within the deadline, as readers under the old delay move it on meanwhile).
+    const shorter = delaySeconds !== undefined && delaySeconds < event.delaySeconds;
+    // Windows settled under the shorter delay stay settled: keep their edge.
     if (longer) await raiseSettledFloor(conn, event.id, settledEdge(dataAsOf(checkedAtMs, event.delaySeconds)));
+    // Batches checked under the longer delay may still commit: readers keep its edge meanwhile.
+    if (shorter) await holdDelay(conn, event.id, event.delaySeconds, checkedAtMs, checkedAtMs + DELAY_HOLD_MS);
     const changed = await updateEvent(conn, event.id, {
       published: request.published,
       trackingShared: request.trackingShared,
       delaySeconds,
     });
-    if (longer) beforeCommit(checkedAtMs);
+    // Both were computed at checkedAtMs, while readers under the old delay move on.
+    if (longer || shorter) beforeCommit(checkedAtMs);
     return { changed };
   });
 }

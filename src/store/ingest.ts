@@ -352,6 +352,20 @@ export async function raiseSettledFloor(conn: Connection, eventId: number, settl
   );
 }
 
+/**
+ * Holds an event's longer delay for readers until `untilMs` after it was shortened; a
+ * hold still running keeps the longest delay it holds and runs to the later end.
+ */
+export async function holdDelay(conn: Connection, eventId: number, delaySeconds: number, nowMs: number, untilMs: number): Promise<void> {
+  // Assignments run left to right: delay_seconds is decided on the stored until_ms.
+  await conn.query(
+    `INSERT INTO event_delay_holds (event_id, delay_seconds, until_ms) VALUES (?, ?, ?)
+     ON DUPLICATE KEY UPDATE delay_seconds = IF(until_ms > ?, GREATEST(delay_seconds, VALUES(delay_seconds)), VALUES(delay_seconds)),
+       until_ms = GREATEST(until_ms, VALUES(until_ms))`,
+    [eventId, delaySeconds, untilMs, nowMs],
+  );
+}
+
 export interface ResultsInput {
   status: "provisional" | "final";
   publishedAtMs: number;

@@ -244,7 +244,8 @@ describe("a batch", () => {
     const same = await statementsOf(() => append([{ ...boatFixes(IDS.a, from + 2000, 2), ...device }]));
     expect(same.flatMap(statementKind)).toEqual(["read committed", "begin", "race, group and entries", "insert fixes", "commit"]);
     // A new phone model is written; the device id, not sent, stays.
-    await append([{ ...boatFixes(IDS.a, from + 4000, 2), phoneModel: "Pixel 9" }]);
+    const newModel = { ...boatFixes(IDS.a, from + 4000, 2), phoneModel: "Pixel 9" };
+    await append([newModel]);
     expect(await deviceOf()).toEqual({ device_id: "device-7", phone_model: "Pixel 9" });
   });
 });
