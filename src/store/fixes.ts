@@ -26,8 +26,8 @@ export interface FixColumns {
   accuracyM?: readonly (number | null)[] | undefined;
 }
 
-// About 60 bytes a row: 5,000 rows stay far below every default max_allowed_packet.
-const ROWS_PER_STATEMENT = 5000;
+/** Rows of one INSERT: at about 60 bytes a row, far below every default max_allowed_packet. */
+export const ROWS_PER_STATEMENT = 5000;
 
 /**
  * Inserts a boat's points, replacing any stored point with the same `t` (re-import
@@ -175,8 +175,8 @@ export interface FixRange {
 
 /**
  * The stored fixes of each boat's range, in one statement: the batch's duplicate check,
- * one primary-key range per boat (test/store/fixes.test.ts). Run in a READ COMMITTED
- * transaction, it sees what a concurrent batch committed since the transaction began
+ * one primary-key range per boat (test/store/fixes.test.ts). Run on its own (autocommit)
+ * or in a READ COMMITTED transaction, it sees what a concurrent batch committed
  * (the keys an INSERT IGNORE of this one skipped) without locking a row or a gap
  * between stored keys. A prepared statement, and not for speed: the
  * binary protocol carries a DOUBLE's exact bits, while MariaDB's text protocol rounds
