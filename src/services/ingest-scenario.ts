@@ -2,19 +2,19 @@
 // `race-api import` applies a file (the same validation, the same one transaction),
 // fenced to the caller's club: every event must be the club's own, no id may belong
 // to another club, and nothing may break the track promises (no tracks, no moved
-// settled gun, a raised delay keeps its settled edge).
+// settled gun, a raised delay keeps its settled edge, a shortened one is held for readers).
 
 import { toJson } from "@bufbuild/protobuf";
 import { ListValueSchema, type ListValue } from "@bufbuild/protobuf/wkt";
 import type { Caller } from "../auth/guard.js";
-import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
+import { DELAY_HOLD_MS, gunMayChange, settledBefore } from "../domain/fix-rules.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { settledEdge } from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import { importScenario, ScenarioRejected, type ImportSummary } from "../scenario/import.js";
 import { SCENARIO_FORMAT, type Scenario } from "../domain/scenario.js";
 import { validateScenarioShape } from "../scenario/validate.js";
-import { idsOfOtherClubs, raiseSettledFloor, storedEvents, storedGuns } from "../store/ingest.js";
+import { holdDelay, idsOfOtherClubs, raiseSettledFloor, storedEvents, storedGuns } from "../store/ingest.js";
 import { inTransaction, type Pool } from "../store/pool.js";
 
 export async function applyScenario(pool: Pool, caller: Caller, events: ListValue | undefined): Promise<ImportSummary> {
@@ -22,16 +22,28 @@ export async function applyScenario(pool: Pool, caller: Caller, events: ListValu
   const doc = { format: SCENARIO_FORMAT, clubs: [], clients: [], events: toJson(ListValueSchema, events) };
   const shaped = validateScenarioShape(doc);
   if (!shaped.ok) throw refused(shaped.problem.path);
-  await checkFence(pool, caller, shaped.scenario);
+  const shortened = await checkFence(pool, caller, shaped.scenario);
   try {
-    return await importScenario(pool, shaped.scenario);
+    const summary = await importScenario(pool, shaped.scenario);
+    // Held again from the commit, however long the import took (see checkFence).
+    await holdDelays(pool, shortened);
+    return summary;
   } catch (error) {
     if (error instanceof ScenarioRejected) throw refused(error.problem.path);
     throw error;
   }
 }
 
-async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promise<void> {
+/** Readers keep each event's longer delay for DELAY_HOLD_MS from now (see UpdateEvent). */
+async function holdDelays(pool: Pool, events: ReadonlyArray<{ id: number; delaySeconds: number }>): Promise<void> {
+  for (const event of events) {
+    const nowMs = Date.now();
+    await inTransaction(pool, (conn) => holdDelay(conn, event.id, event.delaySeconds, nowMs, nowMs + DELAY_HOLD_MS));
+  }
+}
+
+/** Refuses what the caller may not apply; answers the stored events whose delay the scenario shortens, their delays held. */
+async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promise<Array<{ id: number; delaySeconds: number }>> {
   const lower = (id: string) => id.toLowerCase();
   for (const [e, event] of scenario.events.entries()) {
     if (lower(event.clubId) !== caller.clubUuid) throw refused(`$.events[${e}].clubId`);
@@ -74,12 +86,17 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
     pool,
     scenario.events.map((event) => lower(event.id)),
   );
+  const shortened: Array<{ id: number; delaySeconds: number }> = [];
   for (const event of scenario.events) {
     const stored = events.get(lower(event.id));
     if (stored && (event.delaySeconds ?? 0) > stored.delaySeconds) {
       await inTransaction(pool, (conn) => raiseSettledFloor(conn, stored.id, settledEdge(dataAsOf(nowMs, stored.delaySeconds))));
     }
+    // A shortened delay: readers keep the longer one's edge from before the import until after it.
+    if (stored && (event.delaySeconds ?? 0) < stored.delaySeconds) shortened.push({ id: stored.id, delaySeconds: stored.delaySeconds });
   }
+  await holdDelays(pool, shortened);
+  return shortened;
 }
 
 function refused(path: string): ApiError {

@@ -6,6 +6,7 @@
 import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import type { RowDataPacket } from "mysql2/promise";
+import { DELAY_HOLD_MS } from "../../../src/domain/fix-rules.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StartGroupState } from "../../../gen/racing/v1/common_pb.js";
 import { CourseStepKind, IngestResultStatus } from "../../../gen/racing/v1/ingest_pb.js";
@@ -386,6 +387,20 @@ describe("ApplyScenario", () => {
   });
   const apply = (events: unknown[], headers = writer) =>
     client.applyScenario({ events: fromJson(ListValueSchema, events as never) }, { headers });
+
+  it("holds a shortened delay's settled edge for readers, from before the import until DELAY_HOLD_MS after it", async () => {
+    const eventId = uuid("e6000000", 7);
+    const event = (delaySeconds: number) => newEvent({ id: eventId, delaySeconds, entries: [], races: [] });
+    await apply([event(300)]);
+    const appliedAt = Date.now();
+    await apply([event(60)]);
+    const [[hold]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT h.delay_seconds, h.until_ms FROM event_delay_holds h JOIN events e ON e.id = h.event_id WHERE e.uuid = ?",
+      [eventId],
+    );
+    expect(hold!.delay_seconds).toBe(300);
+    expect(Number(hold!.until_ms)).toBeGreaterThanOrEqual(appliedAt + DELAY_HOLD_MS);
+  });
 
   it("sets up the club's own event as `race-api import` would, idempotently", async () => {
     const answer = await apply([newEvent()]);
