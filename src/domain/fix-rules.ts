@@ -24,7 +24,7 @@ export const FUTURE_TOLERANCE_MS = 5000;
 export const SETTLED_MARGIN_MS = 10_000;
 /** A write checked against the settled edge that is not ready to commit within this long after its checks is rolled back. */
 export const COMMIT_DEADLINE_MS = 5000;
-/** The time a COMMIT may take (a redo log write and flush: milliseconds); a longer one is counted and logged, as it cannot be undone. */
+/** The time a commit may take (a redo log write and flush: milliseconds). It cannot be undone once sent, so this is an allowance, not a check. */
 export const COMMIT_ALLOWANCE_MS = 3000;
 /** The largest clock difference between two instances (NTP keeps them within milliseconds). */
 export const CLOCK_SKEW_ALLOWANCE_MS = 2000;
