@@ -14,13 +14,22 @@ export const MAX_FIXES_PER_BATCH = 20_000;
 export const FUTURE_TOLERANCE_MS = 5000;
 /**
  * How much earlier than the settled edge a late fix is already refused. It covers the
- * time between the check and the commit (bounded by COMMIT_DEADLINE_MS) and clock
- * differences between instances, so no reader can have served the window as
- * immutable before the fix became visible.
+ * time from the check to the end of the commit on the primary: up to COMMIT_DEADLINE_MS
+ * to reach COMMIT, then the commit itself (COMMIT_ALLOWANCE_MS), and clock differences
+ * between instances (CLOCK_SKEW_ALLOWANCE_MS), so no reader of the primary can have
+ * served the window as immutable before the fix became visible. What a writer cannot
+ * bound, the reader holds: a replica's lag and a just-shortened delay (readerSlackMs,
+ * track-window.ts). docs/decisions.md, "Device data, locks and the margin".
  */
 export const SETTLED_MARGIN_MS = 10_000;
-/** A batch whose transaction is not ready to commit within this long after its checks is rolled back. */
+/** A write checked against the settled edge that is not ready to commit within this long after its checks is rolled back. */
 export const COMMIT_DEADLINE_MS = 5000;
+/** The time a commit may take (a redo log write and flush: milliseconds). It cannot be undone once sent, so this is an allowance, not a check. */
+export const COMMIT_ALLOWANCE_MS = 3000;
+/** The largest clock difference between two instances (NTP keeps them within milliseconds). */
+export const CLOCK_SKEW_ALLOWANCE_MS = 2000;
+/** How long readers keep a shortened delay's old settled edge: until every batch checked under it has committed. */
+export const DELAY_HOLD_MS = COMMIT_DEADLINE_MS + SETTLED_MARGIN_MS;
 export const MAX_SOG_KN = 100;
 /** Sample times must be real dates: 0 (1970) up to JavaScript's last date. */
 const MAX_T = 8.64e15;

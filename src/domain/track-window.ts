@@ -44,9 +44,10 @@ export function requestedWindow(sinceMs: number | undefined, untilMs: number | u
  * is `gunMs`: since must lie before the cut-off, and until is cut silently at it.
  * `nextSince` is until, or null once until reaches gun + 3 h; a group without a gun
  * pages on (its gun may still come). Only a group with a gun has immutable windows:
- * setting the gun later would fill a window that was empty.
+ * setting the gun later would fill a window that was empty. `slackMs` (readerSlackMs)
+ * moves this reader's settled edge earlier.
  */
-export function trackWindow(requested: RequestedWindow, cutoffMs: number, gunMs: number | null): TrackWindow | InvalidParam {
+export function trackWindow(requested: RequestedWindow, cutoffMs: number, gunMs: number | null, slackMs = 0): TrackWindow | InvalidParam {
   if (requested.sinceMs >= cutoffMs) return "since";
   const untilMs = Math.min(requested.untilMs, cutoffMs);
   const closed = gunMs !== null && untilMs >= gunMs + CAPTURE_AFTER_GUN_MS;
@@ -54,7 +55,7 @@ export function trackWindow(requested: RequestedWindow, cutoffMs: number, gunMs:
     sinceMs: requested.sinceMs,
     untilMs,
     nextSinceMs: closed ? null : untilMs,
-    immutable: gunMs !== null && untilMs <= settledEdge(cutoffMs),
+    immutable: gunMs !== null && untilMs <= settledEdge(cutoffMs) - slackMs,
   };
 }
 
@@ -65,6 +66,25 @@ export function trackWindow(requested: RequestedWindow, cutoffMs: number, gunMs:
  */
 export function settledEdge(cutoffMs: number): number {
   return cutoffMs - SETTLED_BEFORE_CUTOFF_MS;
+}
+
+/** A longer delay an event had until moments ago, held for readers' settled edge until `untilMs`. */
+export interface DelayHold {
+  delaySeconds: number;
+  untilMs: number;
+}
+
+/**
+ * How much earlier than settledEdge(cutoff) a reader may call a window settled. The
+ * writers' margin (fix-rules.ts) covers a batch's time from its check to its commit
+ * and clocks; a reader holds what the writers cannot see: how far its rows may lag the
+ * primary (`behindMs`, a read replica's), and a delay made shorter moments ago, which
+ * moved the edge later at once while batches checked under the longer delay may still
+ * commit (`hold`, until those are done).
+ */
+export function readerSlackMs(behindMs: number, delaySeconds: number, hold: DelayHold | null, nowMs: number): number {
+  const shortened = hold !== null && nowMs < hold.untilMs ? Math.max(0, hold.delaySeconds - delaySeconds) * 1000 : 0;
+  return Math.max(0, behindMs) + shortened;
 }
 
 /** Half-open range of sample times, epoch ms. */

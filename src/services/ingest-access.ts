@@ -6,7 +6,7 @@
 
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Caller } from "../auth/guard.js";
-import { FUTURE_TOLERANCE_MS } from "../domain/fix-rules.js";
+import { COMMIT_DEADLINE_MS, FUTURE_TOLERANCE_MS } from "../domain/fix-rules.js";
 import { ApiError } from "../errors/api-error.js";
 import {
   findIngestEventForUpdate,
@@ -34,24 +34,20 @@ export async function writableEventForUpdate(conn: Connection, caller: Caller, e
 }
 
 /**
- * A start group of the race, locked (see lockStartGroup). Unknown is INVALID_ARGUMENT
- * naming startGroupId: the race was found, so the group is what the client got wrong.
+ * A start group of the race, read for update (see lockStartGroup). Unknown is
+ * INVALID_ARGUMENT naming startGroupId: the race was found, so the group is what the
+ * client got wrong.
  */
-export async function startGroupOf(
-  conn: Connection,
-  race: IngestRace,
-  startGroupId: string,
-  lock: "share" | "update",
-): Promise<IngestStartGroup> {
-  const group = isUuid(startGroupId) ? await lockStartGroup(conn, race.id, startGroupId.toLowerCase(), lock) : null;
+export async function startGroupForUpdate(conn: Connection, race: IngestRace, startGroupId: string): Promise<IngestStartGroup> {
+  const group = isUuid(startGroupId) ? await lockStartGroup(conn, race.id, startGroupId.toLowerCase()) : null;
   if (!group) throw invalid("startGroupId");
   return group;
 }
 
 /**
- * The race and one of its start groups, the group with a shared lock: writableRace and
- * startGroupOf(…, "share") in one statement, with the same answers. With it, those of
- * `entryIds` that are entries of the group, keyed by their lower-case UUID.
+ * The race and one of its start groups, read without a lock: writableRace and the
+ * group's lookup in one statement, with the same answers. With it, those of `entryIds`
+ * that are entries of the group, keyed by their lower-case UUID.
  */
 export async function writableGroup(
   conn: Connection,
@@ -68,6 +64,16 @@ export async function writableGroup(
   if (!found || !writableBy(found.race.event, caller)) throw new ApiError("RACE_NOT_FOUND");
   if (!found.group) throw invalid("startGroupId");
   return { race: found.race, group: found.group, entries: found.entries };
+}
+
+/**
+ * Called last in a transaction that checked a write against the settled edge at
+ * `checkedAtMs`: past COMMIT_DEADLINE_MS it rolls back (API_UNAVAILABLE, safe to retry)
+ * rather than commit into windows a reader may already serve as immutable. The commit
+ * itself comes after this check; the margin holds its slack (fix-rules.ts).
+ */
+export function beforeCommit(checkedAtMs: number): void {
+  if (Date.now() - checkedAtMs > COMMIT_DEADLINE_MS) throw new ApiError("API_UNAVAILABLE");
 }
 
 export function invalid(name: string): ApiError {

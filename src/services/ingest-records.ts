@@ -16,7 +16,7 @@ import type {
 import { IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
-import { gunMayChange, settledBefore } from "../domain/fix-rules.js";
+import { DELAY_HOLD_MS, gunMayChange, settledBefore } from "../domain/fix-rules.js";
 import { finishCut, settledRange } from "../domain/settled-window.js";
 import { settledEdge } from "../domain/track-window.js";
 import { isUuid } from "../domain/uuid.js";
@@ -26,6 +26,7 @@ import { fitsColumn } from "../scenario/text-limits.js";
 import { hasFixBetween } from "../store/fixes.js";
 import {
   groupEntries,
+  holdDelay,
   publishResults,
   raiseSettledFloor,
   recordCourse,
@@ -40,7 +41,16 @@ import {
   type StartGroupChange,
 } from "../store/ingest.js";
 import { inTransactionRetryingDeadlocks, type Connection, type Pool } from "../store/pool.js";
-import { anyTime, invalid, readingTime, startGroupOf, writableEventForUpdate, writableGroup, writableRace } from "./ingest-access.js";
+import {
+  anyTime,
+  beforeCommit,
+  invalid,
+  readingTime,
+  startGroupForUpdate,
+  writableEventForUpdate,
+  writableGroup,
+  writableRace,
+} from "./ingest-access.js";
 
 const MAX_ROWS = 1000;
 const MAX_STEPS = 50;
@@ -79,16 +89,20 @@ export async function writeFinish(pool: Pool, caller: Caller, request: RecordFin
   const finishMs = readingTime(request.finishTimeUtc, "finishTimeUtc", nowMs);
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
-    // For update: no batch may add fixes after the finish while it is checked.
-    const group = await startGroupOf(conn, race, request.startGroupId, "update");
+    const group = await startGroupForUpdate(conn, race, request.startGroupId);
     const entryUuid = request.entryId.toLowerCase();
     const entry = isUuid(entryUuid) ? (await groupEntries(conn, group.id, [entryUuid])).get(entryUuid) : undefined;
     if (!entry) throw invalid("entryId");
-    // A finish ends the boat's capture window: it may not cut points out of a settled window.
-    const settled = settledRange(group.gunMs, entry.finishMs, settledBefore(nowMs, race.event.delaySeconds, race.event.settledFloorMs));
-    const cut = finishCut(finishMs, settled);
+    // A finish ends the boat's capture window: it may not cut points out of a settled
+    // window (hasFixBetween locks the range against batches until this commits), and it
+    // must commit before the windows after it may settle.
+    const checkedAtMs = Date.now();
+    const settledMs = settledBefore(checkedAtMs, race.event.delaySeconds, race.event.settledFloorMs);
+    const cut = finishCut(finishMs, settledRange(group.gunMs, entry.finishMs, settledMs));
     if (cut && (await hasFixBetween(conn, group.id, entry.id, cut.fromMs - 1, cut.untilMs))) throw invalid("finishTimeUtc");
-    return { duplicate: (await recordFinish(conn, group.id, entry.id, finishMs)) === "duplicate" };
+    const duplicate = (await recordFinish(conn, group.id, entry.id, finishMs)) === "duplicate";
+    beforeCommit(checkedAtMs);
+    return { duplicate };
   });
 }
 
@@ -107,13 +121,17 @@ export async function writeStartGroup(pool: Pool, caller: Caller, request: Updat
   if (request.clearFinishTime) change.finishMs = null;
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const race = await writableRace(conn, caller, request.raceId);
-    const group = await startGroupOf(conn, race, request.startGroupId, "update");
+    const group = await startGroupForUpdate(conn, race, request.startGroupId);
+    const checkedAtMs = Date.now();
     if (
       change.gunMs !== undefined &&
-      !gunMayChange(group.gunMs, change.gunMs, settledBefore(Date.now(), race.event.delaySeconds, race.event.settledFloorMs))
+      !gunMayChange(group.gunMs, change.gunMs, settledBefore(checkedAtMs, race.event.delaySeconds, race.event.settledFloorMs))
     )
       throw invalid("startTimeUtc");
-    return { changed: await updateStartGroup(conn, group.id, change) };
+    const changed = await updateStartGroup(conn, group.id, change);
+    // A gun checked against the settled edge must commit before that edge moves past the margin.
+    if (change.gunMs !== undefined) beforeCommit(checkedAtMs);
+    return { changed };
   });
 }
 
@@ -153,13 +171,21 @@ export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEven
   if (delaySeconds !== undefined && !(delaySeconds >= 0 && delaySeconds <= 600)) throw invalid("delaySeconds");
   return inTransactionRetryingDeadlocks(pool, async (conn) => {
     const event = await writableEventForUpdate(conn, caller, request.eventId);
-    if (delaySeconds !== undefined && delaySeconds > event.delaySeconds) {
-      // Windows settled under the shorter delay stay settled: keep their edge.
-      await raiseSettledFloor(conn, event.id, settledEdge(dataAsOf(Date.now(), event.delaySeconds)));
-    }
-    return {
-      changed: await updateEvent(conn, event.id, { published: request.published, trackingShared: request.trackingShared, delaySeconds }),
-    };
+    const checkedAtMs = Date.now();
+    const longer = delaySeconds !== undefined && delaySeconds > event.delaySeconds;
+    const shorter = delaySeconds !== undefined && delaySeconds < event.delaySeconds;
+    // Windows settled under the shorter delay stay settled: keep their edge.
+    if (longer) await raiseSettledFloor(conn, event.id, settledEdge(dataAsOf(checkedAtMs, event.delaySeconds)));
+    // Batches checked under the longer delay may still commit: readers keep its edge meanwhile.
+    if (shorter) await holdDelay(conn, event.id, event.delaySeconds, checkedAtMs, checkedAtMs + DELAY_HOLD_MS);
+    const changed = await updateEvent(conn, event.id, {
+      published: request.published,
+      trackingShared: request.trackingShared,
+      delaySeconds,
+    });
+    // Both were computed at checkedAtMs, while readers under the old delay move on.
+    if (longer || shorter) beforeCommit(checkedAtMs);
+    return { changed };
   });
 }
 

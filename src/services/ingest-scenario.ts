@@ -2,33 +2,47 @@
 // `race-api import` applies a file (the same validation, the same one transaction),
 // fenced to the caller's club: every event must be the club's own, no id may belong
 // to another club, and nothing may break the track promises: no tracks, nothing that
-// changes a settled track window (scenario/settled.ts), a raised delay keeps its edge.
+// changes a settled track window (scenario/settled.ts), a raised delay keeps its edge,
+// a shortened one is held for readers.
 
 import { toJson } from "@bufbuild/protobuf";
 import { ListValueSchema, type ListValue } from "@bufbuild/protobuf/wkt";
 import type { Caller } from "../auth/guard.js";
+import { DELAY_HOLD_MS } from "../domain/fix-rules.js";
 import { ApiError } from "../errors/api-error.js";
 import { importScenario, ScenarioRejected, type ImportSummary } from "../scenario/import.js";
 import { SCENARIO_FORMAT, type Scenario } from "../domain/scenario.js";
 import { validateScenarioShape } from "../scenario/validate.js";
-import { idsOfOtherClubs } from "../store/ingest.js";
-import type { Pool } from "../store/pool.js";
+import { holdDelay, idsOfOtherClubs, storedEvents } from "../store/ingest.js";
+import { inTransaction, type Pool } from "../store/pool.js";
 
 export async function applyScenario(pool: Pool, caller: Caller, events: ListValue | undefined): Promise<ImportSummary> {
   if (events === undefined) throw refused("events");
   const doc = { format: SCENARIO_FORMAT, clubs: [], clients: [], events: toJson(ListValueSchema, events) };
   const shaped = validateScenarioShape(doc);
   if (!shaped.ok) throw refused(shaped.problem.path);
-  await checkFence(pool, caller, shaped.scenario);
+  const shortened = await checkFence(pool, caller, shaped.scenario);
   try {
-    return await importScenario(pool, shaped.scenario, "keep");
+    const summary = await importScenario(pool, shaped.scenario, "keep");
+    // Held again from the commit, however long the import took (see checkFence).
+    await holdDelays(pool, shortened);
+    return summary;
   } catch (error) {
     if (error instanceof ScenarioRejected) throw refused(error.problem.path);
     throw error;
   }
 }
 
-async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promise<void> {
+/** Readers keep each event's longer delay for DELAY_HOLD_MS from now (see UpdateEvent). */
+async function holdDelays(pool: Pool, events: ReadonlyArray<{ id: number; delaySeconds: number }>): Promise<void> {
+  for (const event of events) {
+    const nowMs = Date.now();
+    await inTransaction(pool, (conn) => holdDelay(conn, event.id, event.delaySeconds, nowMs, nowMs + DELAY_HOLD_MS));
+  }
+}
+
+/** Refuses what the caller may not apply; answers the stored events whose delay the scenario shortens, their delays held. */
+async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promise<Array<{ id: number; delaySeconds: number }>> {
   const lower = (id: string) => id.toLowerCase();
   for (const [e, event] of scenario.events.entries()) {
     if (lower(event.clubId) !== caller.clubUuid) throw refused(`$.events[${e}].clubId`);
@@ -53,6 +67,20 @@ async function checkFence(pool: Pool, caller: Caller, scenario: Scenario): Promi
     for (const [r, race] of event.races.entries()) if (taken.has(lower(race.id))) throw refused(`$.events[${e}].races[${r}].id`);
   }
   for (const { group, path } of groups) if (taken.has(lower(group.id))) throw refused(`${path}.id`);
+
+  // A shortened delay: readers keep the longer one's settled edge from before the import
+  // until after it (see UpdateEvent). The gun and a raised delay's edge are checked and
+  // kept inside the import's transaction (scenario/settled.ts).
+  const stored = await storedEvents(
+    pool,
+    scenario.events.map((event) => lower(event.id)),
+  );
+  const shortened = scenario.events.flatMap((event) => {
+    const before = stored.get(lower(event.id));
+    return before && (event.delaySeconds ?? 0) < before.delaySeconds ? [{ id: before.id, delaySeconds: before.delaySeconds }] : [];
+  });
+  await holdDelays(pool, shortened);
+  return shortened;
 }
 
 function refused(path: string): ApiError {

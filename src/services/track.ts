@@ -21,7 +21,15 @@ import {
 import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
 import { isUuid } from "../domain/uuid.js";
-import { overlap, requestedWindow, settledEdge, trackWindow, type TimeRange, type TrackWindow } from "../domain/track-window.js";
+import {
+  overlap,
+  readerSlackMs,
+  requestedWindow,
+  settledEdge,
+  trackWindow,
+  type TimeRange,
+  type TrackWindow,
+} from "../domain/track-window.js";
 import { ApiError } from "../errors/api-error.js";
 import { fixesInWindow, type FixRow } from "../store/fixes.js";
 import type { Pool } from "../store/pool.js";
@@ -73,14 +81,16 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
       const race = await deps.races.trackingRace(caller, request.raceId);
       const group = startGroup(race, request.startGroupId);
       const cutoffMs = dataAsOf(nowMs, race.event.delaySeconds);
-      const window = trackWindow(requested, cutoffMs, group.gunMs);
+      const source = deps.reads.readFrom();
+      const slackMs = readerSlackMs(source.behindMs, race.event.delaySeconds, race.event.delayHold, nowMs);
+      const window = trackWindow(requested, cutoffMs, group.gunMs, slackMs);
       if (typeof window === "string") throw invalid(window);
 
       // Everything the answer depends on besides the stored rows and the time: a changed delay or gun makes another answer.
       const answer = `${race.uuid}/${group.uuid}/${race.event.delaySeconds}/${group.gunMs}`;
       // Keyed by the window asked for, which stays the same while its until is cut at the moving cut-off.
       const asked = `${answer}/${requested.sinceMs}/${requested.untilMs}`;
-      const read: PageRead = { pool: deps.reads.pool(), settled, key: asked, cutoffMs };
+      const read: PageRead = { pool: source.pool, settled, key: asked, settledEdgeMs: settledEdge(cutoffMs) - slackMs };
       if (!window.immutable) {
         // Within the 2 s everyone gets the one read, cut where it was cut.
         const shared = await nearNow.get(asked, async () => ({ page: await readPage(read, race, group, window), cutoffMs }));
@@ -161,7 +171,8 @@ interface PageRead {
   pool: Pool;
   settled: LRUCache<string, SettledPart>;
   key: string;
-  cutoffMs: number;
+  /** This read's settled edge: settledEdge(cutoff) less the reader's slack. */
+  settledEdgeMs: number;
 }
 
 async function readPage(read: PageRead, race: RaceRecord, group: StartGroupRecord, window: TrackWindow): Promise<GetTrackPageResponse> {
@@ -230,7 +241,7 @@ async function readColumns(read: PageRead, startGroupId: number, entryIds: numbe
   const columns = new Map<number, Columns>();
   for (const id of entryIds) columns.set(id, joined(settled.boats.get(id), fresh.get(id)));
 
-  const edgeMs = Math.min(settledEdge(read.cutoffMs), window.untilMs);
+  const edgeMs = Math.min(read.settledEdgeMs, window.untilMs);
   // A window settled whole is kept as its answer instead (the service's `kept`).
   if (edgeMs === window.untilMs) read.settled.delete(read.key);
   else if (edgeMs > settled.untilMs) {

@@ -26,8 +26,8 @@ export interface FixColumns {
   accuracyM?: readonly (number | null)[] | undefined;
 }
 
-// About 60 bytes a row: 5,000 rows stay far below every default max_allowed_packet.
-const ROWS_PER_STATEMENT = 5000;
+/** Rows of one INSERT: at about 60 bytes a row, far below every default max_allowed_packet. */
+export const ROWS_PER_STATEMENT = 5000;
 
 /**
  * Inserts a boat's points, replacing any stored point with the same `t` (re-import
@@ -175,12 +175,13 @@ export interface FixRange {
 
 /**
  * The stored fixes of each boat's range, in one statement: the batch's duplicate check,
- * one primary-key range per boat (test/store/fixes.test.ts). A locking read, so it sees
- * what a concurrent batch committed since this transaction's first read: the keys an
- * INSERT IGNORE of this one skipped; the values it compares are the stored bits, as
- * every read's are (store/pool.ts), so a retried fix is a duplicate. A prepared
- * statement, padded as paddedBoatList pads to keep the statement shapes few (a
- * repeated range changes nothing).
+ * one primary-key range per boat (test/store/fixes.test.ts). Run on its own (autocommit)
+ * or in a READ COMMITTED transaction, it sees what a concurrent batch committed
+ * (the keys an INSERT IGNORE of this one skipped) without locking a row or a gap
+ * between stored keys; the values it compares are the stored bits, as every read's
+ * are (store/pool.ts), so a retried fix is a duplicate. A prepared statement, padded
+ * as paddedBoatList pads to keep the statement shapes few (a repeated range changes
+ * nothing).
  */
 export async function fixesInRanges(db: Pool | Connection, startGroupId: number, ranges: readonly FixRange[]): Promise<FixRow[]> {
   if (ranges.length === 0) return [];
@@ -196,20 +197,24 @@ export async function fixesInRanges(db: Pool | Connection, startGroupId: number,
 
 export function fixesInRangesSql(boats: number): string {
   return `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
-  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})
-  LOCK IN SHARE MODE`;
+  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`;
 }
 
-/** Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs would cut. */
+/**
+ * Whether a boat has a stored fix in (afterMs, beforeMs): what a phone finish at afterMs
+ * would cut. A locking read in the caller's REPEATABLE READ transaction: it waits for a
+ * batch that has written into the range and not committed, and its next-key locks keep
+ * any batch from writing there until the finish commits, so no fix slips in unseen.
+ */
 export async function hasFixBetween(
-  db: Pool | Connection,
+  db: Connection,
   startGroupId: number,
   entryId: number,
   afterMs: number,
   beforeMs: number,
 ): Promise<boolean> {
   const [rows] = await db.query<RowDataPacket[]>(
-    "SELECT 1 FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ? AND t < ? LIMIT 1",
+    "SELECT 1 FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ? AND t < ? LIMIT 1 FOR UPDATE",
     [startGroupId, entryId, afterMs, beforeMs],
   );
   return rows.length > 0;

@@ -45,11 +45,15 @@ export interface GroupEntry {
   id: number;
   /** Its earliest phone finish in the group, whenever it lies (epoch ms); null if none. */
   finishMs: number | null;
+  /** Its private device data as stored (entry_private); null where none is. */
+  deviceId: string | null;
+  phoneModel: string | null;
 }
 
-/** An entry `en` of the group row `sge`, with its earliest phone finish in the group. */
-const ENTRY_COLUMNS = `en.uuid AS entry_uuid, en.id AS entry_id,
+/** An entry `en` of the group row `sge`, with its earliest phone finish in the group and its device data (`ep`, joined). */
+const ENTRY_COLUMNS = `en.uuid AS entry_uuid, en.id AS entry_id, ep.device_id, ep.phone_model,
   (SELECT MIN(pf.finish_time) FROM phone_finishes pf WHERE pf.start_group_id = sge.start_group_id AND pf.entry_id = en.id) AS entry_finish`;
+const ENTRY_TABLES = "start_group_entries sge JOIN entries en ON en.id = sge.entry_id LEFT JOIN entry_private ep ON ep.entry_id = en.id";
 
 /** The race by its UUID (lower case) with its event. */
 export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRace | null> {
@@ -61,11 +65,11 @@ export async function findIngestRace(db: Db, raceUuid: string): Promise<IngestRa
 }
 
 /**
- * The race by its UUID (lower case) with its event, its start group `groupUuid` read
- * with a shared lock as lockStartGroup reads it, and those of `entryUuids` (lower case)
- * that are entries of that group, in one statement: what a write to a group is checked
- * against first. The lock also covers the race's, event's and entries' rows. `group` is
- * null when the race has no such group; `entries` as groupEntries answers.
+ * The race by its UUID (lower case) with its event, its start group `groupUuid`, and
+ * those of `entryUuids` (lower case) that are entries of that group, in one statement:
+ * what a write to a group is checked against first. A plain read, no lock: which rule
+ * needs which lock is in docs/decisions.md ("Device data, locks and the margin").
+ * `group` is null when the race has no such group; `entries` as groupEntries answers.
  */
 export async function findIngestRaceGroup(
   conn: Connection,
@@ -77,8 +81,8 @@ export async function findIngestRaceGroup(
   const [rows] = await conn.query<RowDataPacket[]>(
     `SELECT r.id, r.uuid, r.is_live, ${EVENT_COLUMNS}, sg.id AS group_id, sg.uuid AS group_uuid, sg.state, sg.start_time, sg.finish_time, ${ENTRY_COLUMNS}
      FROM races r JOIN events e ON e.id = r.event_id LEFT JOIN start_groups sg ON sg.race_id = r.id AND sg.uuid = ?
-     LEFT JOIN (start_group_entries sge JOIN entries en ON en.id = sge.entry_id) ON sge.start_group_id = sg.id AND en.uuid IN (?)
-     WHERE r.uuid = ? LOCK IN SHARE MODE`,
+     LEFT JOIN (${ENTRY_TABLES}) ON sge.start_group_id = sg.id AND en.uuid IN (?)
+     WHERE r.uuid = ?`,
     [groupUuid, entryUuids.length > 0 ? entryUuids : [""], raceUuid],
   );
   const row = rows[0];
@@ -95,19 +99,13 @@ export async function findIngestEventForUpdate(conn: Connection, eventUuid: stri
 }
 
 /**
- * A start group of the race, read with a shared lock: the gun and finish a batch is
- * checked against cannot change until it commits (UpdateStartGroup takes the row
- * for update), while batches of the same group do not wait for each other.
+ * A start group of the race, read for update: a change to its gun or finish, and a
+ * phone finish, are checked against the group as it stands and serialised with each
+ * other. Fix batches take no lock on it (findIngestRaceGroup), so they never wait here.
  */
-export async function lockStartGroup(
-  conn: Connection,
-  raceId: number,
-  groupUuid: string,
-  mode: "share" | "update",
-): Promise<IngestStartGroup | null> {
-  const lock = mode === "share" ? "LOCK IN SHARE MODE" : "FOR UPDATE";
+export async function lockStartGroup(conn: Connection, raceId: number, groupUuid: string): Promise<IngestStartGroup | null> {
   const [[row]] = await conn.query<RowDataPacket[]>(
-    `SELECT id, uuid, state, start_time, finish_time FROM start_groups WHERE race_id = ? AND uuid = ? ${lock}`,
+    "SELECT id, uuid, state, start_time, finish_time FROM start_groups WHERE race_id = ? AND uuid = ? FOR UPDATE",
     [raceId, groupUuid],
   );
   return row ? groupRecord(row) : null;
@@ -127,8 +125,7 @@ function groupRecord(row: RowDataPacket): IngestStartGroup {
 export async function groupEntries(db: Db, startGroupId: number, entryUuids: readonly string[]): Promise<Map<string, GroupEntry>> {
   if (entryUuids.length === 0) return new Map();
   const [rows] = await db.query<RowDataPacket[]>(
-    `SELECT ${ENTRY_COLUMNS} FROM start_group_entries sge JOIN entries en ON en.id = sge.entry_id
-     WHERE sge.start_group_id = ? AND en.uuid IN (?)`,
+    `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_TABLES} WHERE sge.start_group_id = ? AND en.uuid IN (?)`,
     [startGroupId, entryUuids],
   );
   return entryMap(rows);
@@ -138,7 +135,12 @@ function entryMap(rows: readonly RowDataPacket[]): Map<string, GroupEntry> {
   return new Map(
     rows.map((row) => [
       row.entry_uuid as string,
-      { id: row.entry_id as number, finishMs: row.entry_finish ? (row.entry_finish as Date).getTime() : null },
+      {
+        id: row.entry_id as number,
+        finishMs: row.entry_finish ? (row.entry_finish as Date).getTime() : null,
+        deviceId: row.device_id as string | null,
+        phoneModel: row.phone_model as string | null,
+      },
     ]),
   );
 }
@@ -147,13 +149,12 @@ function entryMap(rows: readonly RowDataPacket[]): Map<string, GroupEntry> {
 export async function recordDevice(
   conn: Connection,
   entryId: number,
-  device: { deviceId?: string | undefined; phoneModel?: string | undefined },
+  device: { deviceId: string | null; phoneModel: string | null },
 ): Promise<void> {
-  if (device.deviceId === undefined && device.phoneModel === undefined) return;
   await conn.query(
     `INSERT INTO entry_private (entry_id, device_id, phone_model) VALUES (?, ?, ?)
      ON DUPLICATE KEY UPDATE device_id = COALESCE(VALUES(device_id), device_id), phone_model = COALESCE(VALUES(phone_model), phone_model)`,
-    [entryId, device.deviceId ?? null, device.phoneModel ?? null],
+    [entryId, device.deviceId, device.phoneModel],
   );
 }
 
@@ -349,6 +350,20 @@ export async function raiseSettledFloor(conn: Connection, eventId: number, settl
     `INSERT INTO event_settled_floors (event_id, settled_before_ms) VALUES (?, ?)
      ON DUPLICATE KEY UPDATE settled_before_ms = GREATEST(settled_before_ms, VALUES(settled_before_ms))`,
     [eventId, settledBeforeMs],
+  );
+}
+
+/**
+ * Holds an event's longer delay for readers until `untilMs` after it was shortened; a
+ * hold still running keeps the longest delay it holds and runs to the later end.
+ */
+export async function holdDelay(conn: Connection, eventId: number, delaySeconds: number, nowMs: number, untilMs: number): Promise<void> {
+  // Assignments run left to right: delay_seconds is decided on the stored until_ms.
+  await conn.query(
+    `INSERT INTO event_delay_holds (event_id, delay_seconds, until_ms) VALUES (?, ?, ?)
+     ON DUPLICATE KEY UPDATE delay_seconds = IF(until_ms > ?, GREATEST(delay_seconds, VALUES(delay_seconds)), VALUES(delay_seconds)),
+       until_ms = GREATEST(until_ms, VALUES(until_ms))`,
+    [eventId, delaySeconds, untilMs, nowMs],
   );
 }
 

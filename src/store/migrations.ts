@@ -357,4 +357,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 7,
+    name: "delay holds",
+    statements: [
+      // A shorter delay moves the settled edge later at once, while a batch checked under
+      // the longer one may still be on its way to commit: readers keep the longer delay's
+      // edge until `until_ms` (domain/track-window.ts, readerSlackMs).
+      `CREATE TABLE IF NOT EXISTS event_delay_holds (
+        event_id ${ID} PRIMARY KEY,
+        delay_seconds INT UNSIGNED NOT NULL COMMENT 'the longest delay the event had before it was shortened',
+        until_ms BIGINT NOT NULL COMMENT 'epoch ms: readers compute the settled edge from delay_seconds until then',
+        CONSTRAINT event_delay_holds_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+    ],
+  },
 ];

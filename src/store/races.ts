@@ -3,6 +3,7 @@
 
 import type { RowDataPacket } from "mysql2/promise";
 import type { StartGroupState } from "../domain/scenario.js";
+import type { DelayHold } from "../domain/track-window.js";
 import type { Connection, Pool } from "./pool.js";
 
 export interface StartGroupRecord {
@@ -30,6 +31,8 @@ export interface RaceRecord {
     legacy: boolean;
     trackingShared: boolean;
     delaySeconds: number;
+    /** A longer delay it had until moments ago, still held for the settled edge (or expired); null if none. */
+    delayHold: DelayHold | null;
   };
   /** In the race's order. */
   startGroups: StartGroupRecord[];
@@ -39,8 +42,9 @@ export async function findRace(db: Pool | Connection, raceUuid: string): Promise
   const [[race]] = await db.query<RowDataPacket[]>(
     `SELECT r.id, r.uuid, r.race_no, r.name, r.is_live,
        e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.published, e.legacy, e.tracking_shared, e.delay_seconds,
-       (SELECT GROUP_CONCAT(h.club_id) FROM event_co_hosts h WHERE h.event_id = e.id) AS co_hosts
-     FROM races r JOIN events e ON e.id = r.event_id WHERE r.uuid = ?`,
+       (SELECT GROUP_CONCAT(h.club_id) FROM event_co_hosts h WHERE h.event_id = e.id) AS co_hosts,
+       dh.delay_seconds AS held_delay_seconds, dh.until_ms AS held_until_ms
+     FROM races r JOIN events e ON e.id = r.event_id LEFT JOIN event_delay_holds dh ON dh.event_id = e.id WHERE r.uuid = ?`,
     [raceUuid],
   );
   if (!race) return null;
@@ -63,6 +67,7 @@ export async function findRace(db: Pool | Connection, raceUuid: string): Promise
       legacy: Boolean(race.legacy),
       trackingShared: Boolean(race.tracking_shared),
       delaySeconds: race.delay_seconds,
+      delayHold: race.held_delay_seconds === null ? null : { delaySeconds: race.held_delay_seconds, untilMs: Number(race.held_until_ms) },
     },
     startGroups: groups.map(startGroupRecord),
   };

@@ -29,6 +29,12 @@ const LAG_SQL = "SELECT TIMESTAMPDIFF(MICROSECOND, beat_at, UTC_TIMESTAMP(3)) AS
 export interface ReadPools {
   /** The pool a read-model query goes to now: the replica while it is usable, otherwise the primary. */
   pool(): Pool;
+  /**
+   * pool(), with how far behind the primary its rows may be at most (ms): 0 on the
+   * primary; on the replica its measured lag plus the time since it was measured, as
+   * a replica's lag grows no faster than the clock. For rules that hold that slack.
+   */
+  readFrom(): { pool: Pool; behindMs: number };
   /** Undefined without a replica; otherwise whether reads go to it now, and its newest measured lag. */
   replicaState(): { inUse: boolean; lagMs: number | null } | undefined;
   /** The replica's own pool, for its figures (telemetry); undefined without a replica. */
@@ -39,7 +45,13 @@ export interface ReadPools {
 
 /** No replica: every read on the primary; no heartbeat is written. */
 export function primaryReads(primary: Pool): ReadPools {
-  return { pool: () => primary, replicaState: () => undefined, replicaPool: () => undefined, close: async () => {} };
+  return {
+    pool: () => primary,
+    readFrom: () => ({ pool: primary, behindMs: 0 }),
+    replicaState: () => undefined,
+    replicaPool: () => undefined,
+    close: async () => {},
+  };
 }
 
 export interface ReplicaSettings {
@@ -67,6 +79,8 @@ export function replicaReads(primary: Pool, settings: ReplicaSettings): ReadPool
 class ReplicaReads implements ReadPools {
   private inUse = false;
   private lagMs: number | null = null;
+  /** When the lag now in lagMs was read (its probe started). */
+  private lagReadAtMs = 0;
   /** The state last logged; null until the first (or, when unusable, the grace period is over). */
   private announced: boolean | null = null;
   private beatFailing = false;
@@ -92,6 +106,11 @@ class ReplicaReads implements ReadPools {
 
   pool(): Pool {
     return this.inUse ? this.onReplica : this.primary;
+  }
+
+  readFrom(): { pool: Pool; behindMs: number } {
+    if (!this.inUse || this.lagMs === null) return { pool: this.primary, behindMs: 0 };
+    return { pool: this.onReplica, behindMs: this.lagMs + (Date.now() - this.lagReadAtMs) };
   }
 
   replicaState(): { inUse: boolean; lagMs: number | null } {
@@ -136,6 +155,7 @@ class ReplicaReads implements ReadPools {
 
   private async check(): Promise<void> {
     let lagMs: number | null;
+    const startedMs = Date.now();
     try {
       lagMs = await withinTime(this.measure(), PROBE_TIMEOUT_MS);
     } catch (error) {
@@ -143,6 +163,8 @@ class ReplicaReads implements ReadPools {
       return this.judge(false, `its lag could not be read (${errorSummary(error)})`);
     }
     this.lagMs = lagMs;
+    // From the probe's start: the replica was at least this far behind then, no further.
+    this.lagReadAtMs = startedMs;
     if (lagMs === null) return this.judge(false, "no heartbeat has reached it yet");
     if (lagMs > this.maxLagMs)
       return this.judge(false, `it lags ${Math.round(lagMs)} ms, more than DATABASE_READ_MAX_LAG_MS (${this.maxLagMs})`);

@@ -3,10 +3,15 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  CLOCK_SKEW_ALLOWANCE_MS,
+  COMMIT_ALLOWANCE_MS,
+  COMMIT_DEADLINE_MS,
+  DELAY_HOLD_MS,
   FUTURE_TOLERANCE_MS,
   gunMayChange,
   inRange,
   malformedField,
+  SETTLED_MARGIN_MS,
   settledBefore,
   timeRejection,
   type BoatFixesInput,
@@ -85,5 +90,14 @@ describe("the time rules", () => {
     expect(inRange(1, 1, NaN, NaN)).toBe(true);
     expect(inRange(NaN, 1, 1, 1)).toBe(false);
     expect(inRange(1, 1, Infinity, 1)).toBe(false);
+  });
+});
+
+describe("the margin", () => {
+  it("covers a write from its check to the end of its commit, and the clocks of two instances", () => {
+    expect(SETTLED_MARGIN_MS).toBeGreaterThanOrEqual(COMMIT_DEADLINE_MS + COMMIT_ALLOWANCE_MS + CLOCK_SKEW_ALLOWANCE_MS);
+  });
+  it("holds a shortened delay until a batch checked under the longer one, up to the change's own deadline, has committed", () => {
+    expect(DELAY_HOLD_MS).toBeGreaterThanOrEqual(COMMIT_DEADLINE_MS + SETTLED_MARGIN_MS);
   });
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { CAPTURE_AFTER_GUN_MS, captureWindow, inCaptureWindow } from "../../src/domain/race-time.js";
-import { overlap, requestedWindow, SETTLED_BEFORE_CUTOFF_MS, trackWindow, TRACK_WINDOW_MAX_MS } from "../../src/domain/track-window.js";
+import {
+  overlap,
+  readerSlackMs,
+  requestedWindow,
+  SETTLED_BEFORE_CUTOFF_MS,
+  trackWindow,
+  TRACK_WINDOW_MAX_MS,
+} from "../../src/domain/track-window.js";
 
 const GUN = Date.parse("2026-11-21T10:00:00Z");
 const MIN = 60_000;
@@ -50,6 +57,12 @@ describe("trackWindow", () => {
     expect(trackWindow(window(GUN, cutoff - 2 * MIN), cutoff, GUN)).toMatchObject({ immutable: true });
     expect(trackWindow(window(GUN, cutoff - 2 * MIN + 1), cutoff, GUN)).toMatchObject({ immutable: false });
     expect(trackWindow(window(GUN, cutoff - 3 * MIN), cutoff, GUN)).toMatchObject({ immutable: true });
+  });
+
+  it("is immutable only that much earlier for a reader with slack (a lagging replica, a shortened delay)", () => {
+    const cutoff = GUN + 20 * MIN;
+    expect(trackWindow(window(GUN, cutoff - 2 * MIN - 1500), cutoff, GUN, 1500)).toMatchObject({ immutable: true });
+    expect(trackWindow(window(GUN, cutoff - 2 * MIN - 1499), cutoff, GUN, 1500)).toMatchObject({ immutable: false });
   });
 
   it("ends paging once until is at or after gun + 3 h", () => {
@@ -158,5 +171,21 @@ describe("overlap", () => {
     expect(overlap(range, 200, 300)).toBeNull();
     expect(overlap(range, 0, 100)).toBeNull();
     expect(overlap(range, 300, 400)).toBeNull();
+  });
+});
+
+describe("readerSlackMs", () => {
+  const NOW = GUN + 30 * MIN;
+  it("is how far the reader's rows may lag the primary", () => {
+    expect(readerSlackMs(0, 60, null, NOW)).toBe(0);
+    expect(readerSlackMs(2500, 60, null, NOW)).toBe(2500);
+  });
+  it("adds a shortened delay's difference while it is held, and nothing once the hold is over", () => {
+    const hold = { delaySeconds: 300, untilMs: NOW + 1 };
+    expect(readerSlackMs(0, 60, hold, NOW)).toBe(240_000);
+    expect(readerSlackMs(700, 60, hold, NOW)).toBe(240_700);
+    expect(readerSlackMs(0, 60, hold, NOW + 1)).toBe(0);
+    // A hold of a delay no longer than the current one holds nothing back.
+    expect(readerSlackMs(0, 300, { delaySeconds: 60, untilMs: NOW + 1 }, NOW)).toBe(0);
   });
 });

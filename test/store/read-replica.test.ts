@@ -334,6 +334,29 @@ describe("a replica that lags (SQL thread stopped)", () => {
   });
 });
 
+describe("how far behind a lagging replica's rows may be", () => {
+  it("is never less than the time since it stopped applying, while reads still go there (the track's settled edge holds it back)", async () => {
+    await until(inUse, 10_000, "the replica in use");
+    await pair.replica.admin("STOP SLAVE SQL_THREAD");
+    const stoppedAt = Date.now();
+    const samples: Array<{ staleAtLeastMs: number; behindMs: number }> = [];
+    try {
+      while (inUse()) {
+        const at = Date.now();
+        const from = api!.runtime.reads.readFrom();
+        if (from.pool !== pool) samples.push({ staleAtLeastMs: at - stoppedAt, behindMs: from.behindMs });
+        await sleep(50);
+      }
+    } finally {
+      await pair.replica.admin("START SLAVE SQL_THREAD");
+      await pair.caughtUp();
+    }
+    expect(samples.length).toBeGreaterThan(3);
+    expect(samples.filter((s) => s.behindMs < s.staleAtLeastMs)).toEqual([]);
+    await until(inUse, 10_000, "the replica in use again");
+  });
+});
+
 describe("a replica that stops", () => {
   it("is left for the primary at once: every call keeps answering 200; it is used again once back", async () => {
     const polling = poll(() => [`/races/${RACE}/live`, "/events", `/events/${EVENT}/live`, `/races/${RACE}/results`]);

@@ -71,6 +71,7 @@ function statementKind(sql: string): string[] {
 }
 
 function batchStatement(sql: string): string {
+  if (/^SET TRANSACTION ISOLATION LEVEL READ COMMITTED$/.test(sql)) return "read committed";
   if (/^START TRANSACTION/i.test(sql)) return "begin";
   if (/^COMMIT/i.test(sql)) return "commit";
   if (/FROM races r .*LEFT JOIN start_groups.*start_group_entries/s.test(sql)) return "race, group and entries";
@@ -165,13 +166,15 @@ describe("a batch", () => {
     expect(answer.rejected.map((r) => Number(r.t))).toEqual([old + 1000, old + 2000]);
   });
 
-  it("sends a new batch as four statements and reads the stored fixes only for a retry", async () => {
+  it("sends a new batch as two statements, reads the stored fixes only for a retry, and locks nothing it reads", async () => {
     const from = now() - 80_000;
     const boats = [boatFixes(IDS.a, from, 4), boatFixes(IDS.b, from, 4)];
     const fresh = await statementsOf(() => append(boats));
-    expect(fresh.flatMap(statementKind)).toEqual(["begin", "race, group and entries", "insert fixes", "commit"]);
+    // The insert is the batch's one write: on its own (autocommit) it is one transaction.
+    expect(fresh.flatMap(statementKind)).toEqual(["race, group and entries", "insert fixes"]);
     const retried = await statementsOf(() => append(boats));
-    expect(retried.flatMap(statementKind)).toEqual(["begin", "race, group and entries", "insert fixes", "stored fixes", "commit"]);
+    expect(retried.flatMap(statementKind)).toEqual(["race, group and entries", "insert fixes", "stored fixes"]);
+    expect([...fresh, ...retried].filter((sql) => /LOCK IN SHARE MODE|FOR UPDATE|FOR SHARE/i.test(sql))).toEqual([]);
   });
 
   it("says 'not reported' for speed or course with NaN or an empty array, which the track page shows as null", async () => {
@@ -223,6 +226,35 @@ describe("a batch", () => {
       const text = await answer.text();
       expect(text).not.toMatch(/4242|PRIVATE|accuracy|device/i);
     }
+  });
+  it("writes device data only when it differs from what is stored, as a platform sends it with every batch", async () => {
+    const from = now() - 90_000;
+    const device = { deviceId: "device-7", phoneModel: "Pixel 8" };
+    const deviceOf = async () => {
+      const [[row]] = await db.pool.query<RowDataPacket[]>(
+        "SELECT p.device_id, p.phone_model FROM entry_private p JOIN entries e ON e.id = p.entry_id WHERE e.uuid = ?",
+        [IDS.a],
+      );
+      return row;
+    };
+    // A change is a second write: the batch's fixes and the device data in one READ COMMITTED transaction.
+    const first = await statementsOf(() => append([{ ...boatFixes(IDS.a, from, 2), ...device }]));
+    expect(first.flatMap(statementKind).map((kind) => kind.replace(/^INSERT INTO entry_private.*/s, "device"))).toEqual([
+      "race, group and entries",
+      "read committed",
+      "begin",
+      "insert fixes",
+      "device",
+      "commit",
+    ]);
+    expect(await deviceOf()).toEqual({ device_id: "device-7", phone_model: "Pixel 8" });
+    // The same device again: the batch's statements are those of a batch without device data.
+    const same = await statementsOf(() => append([{ ...boatFixes(IDS.a, from + 2000, 2), ...device }]));
+    expect(same.flatMap(statementKind)).toEqual(["race, group and entries", "insert fixes"]);
+    // A new phone model is written; the device id, not sent, stays.
+    const newModel = { ...boatFixes(IDS.a, from + 4000, 2), phoneModel: "Pixel 9" };
+    await append([newModel]);
+    expect(await deviceOf()).toEqual({ device_id: "device-7", phone_model: "Pixel 9" });
   });
 });
 
@@ -492,13 +524,18 @@ describe("a database that does not answer in time", () => {
     const quick = await startApi(db, {}, quickPool);
     const locker = await db.pool.getConnection();
     try {
-      // A writer holding the start group's row: the batch's shared lock waits, then times out.
+      // A writer holding a key the batch writes, not committed: the batch's insert waits, then times out.
+      const fixes = boatFixes(IDS.a, now() - 3000, 2);
       await locker.beginTransaction();
-      await locker.query("SELECT id FROM start_groups WHERE uuid = ? FOR UPDATE", [IDS.group]);
+      await locker.query(
+        `INSERT INTO fixes (start_group_id, entry_id, t, lat, lon)
+         SELECT g.id, e.id, ?, 50, -1 FROM start_groups g, entries e WHERE g.uuid = ? AND e.uuid = ?`,
+        [Number(fixes.t[1]), IDS.group, IDS.a],
+      );
       const before = await snapshot(db.pool);
       const token = bearer(await tokenFor(quick.url, "writer"));
       const call = ingestClient(quick.runtime).appendFixes(
-        { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.a, now() - 3000, 2)] },
+        { raceId: IDS.race, startGroupId: IDS.group, boats: [fixes] },
         { headers: token },
       );
       expect(await refusal(call)).toEqual({ code: "Unavailable", reason: "API_UNAVAILABLE", metadata: {}, retryDelaySeconds: 30 });

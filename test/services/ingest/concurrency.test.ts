@@ -1,9 +1,11 @@
 // Concurrent retries of IngestService writes: the same fix sent by several calls at
 // once is written once, and the others count it as a duplicate; two versions sent at
-// once keep one, and the other's calls are told CONFLICT; no call fails.
+// once keep one, and the other's calls are told CONFLICT; no call fails. And a batch
+// holds no lock that the event's or start group's own writes wait for.
 
 import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StartGroupState } from "../../../gen/racing/v1/common_pb.js";
 import { FixRejectionReason } from "../../../gen/racing/v1/ingest_pb.js";
 import { importScenario } from "../../../src/scenario/import.js";
 import { createPool, type Pool } from "../../../src/store/pool.js";
@@ -83,3 +85,67 @@ describe("concurrent batches", () => {
     }
   });
 });
+
+describe("an open batch", () => {
+  it("keeps neither UpdateEvent nor UpdateStartGroup waiting: the batch reads race, event, group and entries without a lock", async () => {
+    // The batch's server may wait as long as it takes; the other writes' server gives up a
+    // lock wait after 1 s (innodb_lock_wait_timeout = 1), so a wait fails loudly, not slowly.
+    const patientPool = createPool(db.url, { statementTimeoutMs: 0 });
+    const quickPool = createPool(db.url, { statementTimeoutMs: 1000 });
+    const patient = await startApi(db, {}, patientPool);
+    const quick = await startApi(db, {}, quickPool);
+    const locker = await db.pool.getConnection();
+    try {
+      // Another transaction holds the batch's second key, not committed: the batch has read
+      // what it checks against and waits in its insert, its transaction open.
+      const boat = fixes(IDS.b, Math.floor(Date.now() / 1000) * 1000 - 25_000);
+      // (Ids read first: an INSERT ... SELECT would hold shared locks on the group's and entry's rows itself.)
+      const [[ids]] = await db.pool.query<RowDataPacket[]>(
+        "SELECT g.id AS g, e.id AS e FROM start_groups g, entries e WHERE g.uuid = ? AND e.uuid = ?",
+        [IDS.group, IDS.b],
+      );
+      await locker.beginTransaction();
+      await locker.query("INSERT INTO fixes (start_group_id, entry_id, t, lat, lon) VALUES (?, ?, ?, ?, -1)", [
+        ids!.g,
+        ids!.e,
+        Number(boat.t[1]),
+        boat.lat[1],
+      ]);
+      const [patientToken, headers] = [bearer(await tokenFor(patient.url, "writer")), bearer(await tokenFor(quick.url, "writer"))];
+      const batch = ingestClient(patient.runtime).appendFixes(
+        { raceId: IDS.race, startGroupId: IDS.group, boats: [boat] },
+        { headers: patientToken },
+      );
+      await untilTheInsertWaits();
+
+      const client = ingestClient(quick.runtime);
+      await expect(client.updateEvent({ eventId: IDS.event, trackingShared: true }, { headers })).resolves.toBeDefined();
+      await expect(
+        client.updateStartGroup({ raceId: IDS.race, startGroupId: IDS.group, state: StartGroupState.STARTED }, { headers }),
+      ).resolves.toBeDefined();
+      // The batch was still open all along, waiting in its insert.
+      expect(await insertsRunning()).toBe(1);
+
+      await locker.rollback();
+      expect(await batch).toMatchObject({ accepted: 20, duplicates: 0, rejected: [] });
+    } finally {
+      await locker.rollback().catch(() => {});
+      locker.release();
+      await Promise.all([patient.close(), quick.close()]);
+      await Promise.all([patientPool.end(), quickPool.end()]);
+    }
+  });
+});
+
+/** Statements of this database's connections running an insert of fixes (the process list shows a user's own without a privilege). */
+async function insertsRunning(): Promise<number> {
+  const [[row]] = await db.pool.query<RowDataPacket[]>(
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'INSERT IGNORE INTO fixes%'",
+  );
+  return Number(row!.n);
+}
+
+/** Polls until the batch's insert runs: it has read what it checks against, and waits for the key. */
+async function untilTheInsertWaits(): Promise<void> {
+  while ((await insertsRunning()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}

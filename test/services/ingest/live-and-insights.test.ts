@@ -3,6 +3,7 @@
 // wind and fixes sent through IngestService make the next insights generation's facts,
 // and a late fix never changes a track window already served as immutable.
 
+import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FixRejectionReason } from "../../../gen/racing/v1/ingest_pb.js";
 import { CourseStepKind } from "../../../gen/racing/v1/ingest_pb.js";
@@ -178,6 +179,29 @@ describe("a track window served as immutable", () => {
       expect(fresh.accepted).toBe(1);
     } finally {
       await client.updateEvent({ eventId: IDS.event, delaySeconds: DELAY_SECONDS }, { headers: writer });
+    }
+  });
+
+  it("keeps the longer delay's settled edge for readers a while after the delay is shortened", async () => {
+    await client.updateEvent({ eventId: IDS.event, delaySeconds: 600 }, { headers: writer });
+    await client.updateEvent({ eventId: IDS.event, delaySeconds: DELAY_SECONDS }, { headers: writer });
+    const [[hold]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT h.delay_seconds, h.until_ms FROM event_delay_holds h JOIN events e ON e.id = h.event_id WHERE e.uuid = ?",
+      [IDS.event],
+    );
+    expect(hold!.delay_seconds).toBe(600);
+    // A window the 3 s delay alone settles, read by an instance that has not cached the race:
+    // batches checked under 600 s may still commit into it, so it is not served as immutable yet.
+    const untilMs = Date.now() - DELAY_SECONDS * 1000 - 130_000;
+    const fresh = await startApi(db);
+    try {
+      const url = `${fresh.url}/api/v1/races/${IDS.race}/track?startGroupId=${IDS.group}&since=${new Date(untilMs - 60_000).toISOString()}&until=${new Date(untilMs).toISOString()}`;
+      const page = await fetch(url, { headers: bearer(await tokenFor(fresh.url, "reader")) });
+      expect(page.status).toBe(200);
+      expect(Number(hold!.until_ms)).toBeGreaterThan(Date.now());
+      expect(page.headers.get("cache-control")).not.toMatch(/immutable/);
+    } finally {
+      await fresh.close();
     }
   });
 });

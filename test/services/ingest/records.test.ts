@@ -6,6 +6,7 @@
 import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import type { RowDataPacket } from "mysql2/promise";
+import { DELAY_HOLD_MS } from "../../../src/domain/fix-rules.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StartGroupState } from "../../../gen/racing/v1/common_pb.js";
 import { CourseStepKind, IngestResultStatus } from "../../../gen/racing/v1/ingest_pb.js";
@@ -134,6 +135,37 @@ describe("RecordFinish", () => {
     expect(
       (await client.recordFinish({ ...group, entryId: IDS.a, finishTimeUtc: timestamp(nowMs - 150_000) }, { headers: writer })).duplicate,
     ).toBe(false);
+  });
+
+  it("waits for a batch that wrote into the range it would cut, and refuses once that batch commits", async () => {
+    const nowMs = Date.now();
+    const finishMs = nowMs - 400_000;
+    const fixMs = nowMs - 350_000;
+    const [[ids]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT g.id AS g, e.id AS e FROM start_groups g, entries e WHERE g.uuid = ? AND e.uuid = ?",
+      [IDS.group, IDS.b],
+    );
+    const [[stored]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT COUNT(*) AS n FROM fixes WHERE start_group_id = ? AND entry_id = ? AND t > ?",
+      [ids!.g, ids!.e, finishMs],
+    );
+    expect(Number(stored!.n)).toBe(0); // nothing committed would refuse the finish on its own
+    const batch = await db.pool.getConnection();
+    try {
+      // A batch's fix after the finish, not committed yet: the finish's read of the range waits for it.
+      await batch.beginTransaction();
+      await batch.query("INSERT INTO fixes (start_group_id, entry_id, t, lat, lon) VALUES (?, ?, ?, 50.7, -1.3)", [ids!.g, ids!.e, fixMs]);
+      let answered = false;
+      const finish = refusal(client.recordFinish({ ...group, entryId: IDS.b, finishTimeUtc: timestamp(finishMs) }, { headers: writer }));
+      void finish.finally(() => (answered = true));
+      // Until the finish reads the range (or, were it not to wait, has answered).
+      while (!answered && !(await statementRunning("SELECT 1 FROM fixes%"))) await new Promise((resolve) => setTimeout(resolve, 20));
+      await batch.commit();
+      expect(await finish).toEqual(paramInvalid("finishTimeUtc"));
+    } finally {
+      await batch.rollback().catch(() => {});
+      batch.release();
+    }
   });
 
   it("refuses an entry outside the group, and a finish in the future", async () => {
@@ -356,6 +388,20 @@ describe("ApplyScenario", () => {
   const apply = (events: unknown[], headers = writer) =>
     client.applyScenario({ events: fromJson(ListValueSchema, events as never) }, { headers });
 
+  it("holds a shortened delay's settled edge for readers, from before the import until DELAY_HOLD_MS after it", async () => {
+    const eventId = uuid("e6000000", 7);
+    const event = (delaySeconds: number) => newEvent({ id: eventId, delaySeconds, entries: [], races: [] });
+    await apply([event(300)]);
+    const appliedAt = Date.now();
+    await apply([event(60)]);
+    const [[hold]] = await db.pool.query<RowDataPacket[]>(
+      "SELECT h.delay_seconds, h.until_ms FROM event_delay_holds h JOIN events e ON e.id = h.event_id WHERE e.uuid = ?",
+      [eventId],
+    );
+    expect(hold!.delay_seconds).toBe(300);
+    expect(Number(hold!.until_ms)).toBeGreaterThanOrEqual(appliedAt + DELAY_HOLD_MS);
+  });
+
   it("sets up the club's own event as `race-api import` would, idempotently", async () => {
     const answer = await apply([newEvent()]);
     expect({ events: answer.events, entries: answer.entries, races: answer.races, startGroups: answer.startGroups }).toEqual({
@@ -431,3 +477,12 @@ describe("ApplyScenario", () => {
     expect(await refusal(client.applyScenario({}, { headers: writer }))).toEqual(paramInvalid("events"));
   });
 });
+
+/** Whether a statement of this database's connections like `pattern` is running (the process list shows a user's own). */
+async function statementRunning(pattern: string): Promise<boolean> {
+  const [[row]] = await db.pool.query<RowDataPacket[]>(
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE ?",
+    [pattern],
+  );
+  return Number(row!.n) > 0;
+}
