@@ -14,6 +14,7 @@ import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";
 import { bearer, CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { startReplicatedPair, type MariaDbInstance, type ReplicatedPair } from "../support/mariadb-instance.js";
+import { TEST_REFRESH_MS } from "../support/runtime.js";
 import { entry, EVENT, GROUP_A, GUN_A, iso, liveScenario, RACE, restLive, sharedEvent, track, uuid } from "../support/race-scenarios.js";
 
 const SCHEMA = "race_api_test";
@@ -233,8 +234,8 @@ describe("with a caught-up replica", () => {
     // Events list (2), event live (3), event results and race results (1 or more each): never cached.
     expect(reads.replica).toBeGreaterThanOrEqual(7);
 
-    // A token (client state) after the key ring's 5 s, so its keys are read too: on the primary.
-    await sleep(5100);
+    // A token (client state) after the key ring's refresh interval, so its keys are read too: on the primary.
+    await sleep(TEST_REFRESH_MS + 100);
     const issued = await selectsDuring(() => tokenFor(api!.url, "coHost"));
     expect(issued.primary).toBeGreaterThanOrEqual(2);
     expect(await rowsRead(stats.primary!, "api_clients")).toBeGreaterThan(0);
