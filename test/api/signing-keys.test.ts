@@ -8,9 +8,9 @@ import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raceApi, runMain } from "../support/cli.js";
 import { createKey, KeyRing } from "../../src/auth/key-ring.js";
-import { loadConfig } from "../../src/config.js";
 import { useFreshDatabase } from "../support/database.js";
 import { within } from "../support/load.js";
+import { PRODUCTION_REFRESH } from "../support/runtime.js";
 import { bearer, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 
 const db = useFreshDatabase();
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 /** The rings made here re-read as production does: what they find, they find without the periodic re-read. */
-const PRODUCTION_REFRESH_MS = loadConfig({}).signingKeysRefreshMs;
+const PRODUCTION_REFRESH_MS = PRODUCTION_REFRESH.signingKeysRefreshMs;
 
 const events = (api: Api, token: string) => fetch(`${api.url}/api/v1/events`, { headers: bearer(token) }).then((r) => r.status);
 

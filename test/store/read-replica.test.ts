@@ -8,13 +8,13 @@
 import mysql, { type RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importScenario } from "../../src/scenario/import.js";
-import { loadConfig } from "../../src/config.js";
 import type { Scenario } from "../../src/domain/scenario.js";
 import { RACE_MAX_AGE_MS } from "../../src/services/race-access.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";
 import { bearer, CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { startReplicatedPair, type MariaDbInstance, type ReplicatedPair } from "../support/mariadb-instance.js";
+import { PRODUCTION_REFRESH } from "../support/runtime.js";
 import { entry, EVENT, GROUP_A, GUN_A, iso, liveScenario, RACE, restLive, sharedEvent, track, uuid } from "../support/race-scenarios.js";
 
 const SCHEMA = "race_api_test";
@@ -64,9 +64,6 @@ afterAll(async () => {
   await pool?.end();
   await pair?.destroy();
 });
-
-const { signingKeysRefreshMs, clientStateMaxAgeMs } = loadConfig({});
-const PRODUCTION_REFRESH = { signingKeysRefreshMs, clientStateMaxAgeMs };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

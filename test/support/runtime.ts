@@ -11,6 +11,9 @@ export const TEST_BASE_URL = "http://race-api.test";
  * a change made in a test bites within it, and the test polls for it (`within`).
  */
 export const TEST_REFRESH_MS = 200;
+const { signingKeysRefreshMs, clientStateMaxAgeMs } = loadConfig({});
+/** The intervals as production has them: for a test counting queries, which a guard re-read half-way would spoil. */
+export const PRODUCTION_REFRESH = { signingKeysRefreshMs, clientStateMaxAgeMs };
 
 /** Silent unless `logger` is given, or TEST_LOG names a level: TEST_LOG=error shows what a 500 was. */
 export function testRuntime(
