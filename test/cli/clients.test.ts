@@ -5,7 +5,7 @@
 // mistakes call clientsCommand, because each bin start costs about a second.
 
 import type { RowDataPacket } from "mysql2/promise";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { verifySecret } from "../../src/auth/secrets.js";
 import { clientsCommand } from "../../src/clients-cli.js";
 import { importScenario } from "../../src/scenario/import.js";
@@ -24,24 +24,16 @@ function clients(...args: string[]): Promise<Finished> {
   return runMain(["clients", ...args], { DATABASE_URL: db.url });
 }
 
-/** The same command in this process, its output captured; one at a time. */
+/** The clients command itself in this process, its output captured. */
 async function local(...args: string[]): Promise<Finished> {
   let stdout = "";
   let stderr = "";
-  const capture = (append: (text: string) => void) =>
-    ((chunk: unknown) => {
-      append(String(chunk));
-      return true;
-    }) as typeof process.stdout.write;
-  const out = vi.spyOn(process.stdout, "write").mockImplementation(capture((text) => (stdout += text)));
-  const err = vi.spyOn(process.stderr, "write").mockImplementation(capture((text) => (stderr += text)));
-  try {
-    const code = await clientsCommand(db.pool, args);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
+  const code = await clientsCommand(db.pool, args, {
+    env: process.env,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
 }
 
 async function row(clientId: string): Promise<RowDataPacket> {
