@@ -4,6 +4,7 @@
 import { parseArgs } from "node:util";
 import { pino, type Logger } from "pino";
 import { CLIENTS_USAGE, clientsCommand } from "./clients-cli.js";
+import { printer, processIo, type CommandIo } from "./command-io.js";
 import { FEED_USAGE, feedCommand } from "./feed-cli.js";
 import { KEYS_USAGE, keysCommand } from "./keys-cli.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
@@ -41,7 +42,12 @@ const LOCAL_DATABASE = "race_api";
 /** mysql2 pools connect on first use; building the app uses none. */
 const NEVER_CONNECTED_DATABASE = "mysql://unused@127.0.0.1:1/unused";
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the command `argv` names and returns its exit code. `io`: the process's own
+ * environment and streams; a test passes its own. `serve` and `demo` log to the
+ * process's stdout whatever `io` says: they are tested as the processes they are.
+ */
+export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -50,57 +56,57 @@ export async function main(argv: string[]): Promise<number> {
   });
   const [command, ...rest] = positionals;
   if (values.help && (command === "clients" || command === "keys" || command === "feed")) {
-    process.stdout.write(command === "clients" ? CLIENTS_USAGE : command === "keys" ? KEYS_USAGE : FEED_USAGE); // before loadConfig: help needs no database
+    io.stdout.write(command === "clients" ? CLIENTS_USAGE : command === "keys" ? KEYS_USAGE : FEED_USAGE); // before loadConfig: help needs no database
     return 0;
   }
   if (values.help || command === undefined || command === "help") {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
   try {
-    const config = loadConfig();
+    const config = loadConfig(io.env);
     switch (command) {
       case "serve":
         return await serve(config);
       case "migrate":
-        return await withPool(config, logger(config), async (pool) => {
+        return await withPool(config, logger(config, io), async (pool) => {
           const report = await migrate(pool);
-          console.log(
+          printer(io.stdout)(
             report.applied.length > 0
               ? `applied migrations ${report.applied.join(", ")}; schema at version ${report.current}`
               : `schema is up to date (version ${report.current})`,
           );
         });
       case "import":
-        return await importFile(config, rest, values["override-settled"] === true);
+        return await importFile(config, rest, values["override-settled"] === true, io);
       case "demo":
         return await runDemo(config);
       case "feed":
         // Its own options, and no database: it talks to a server.
-        return await feedCommand(argv.slice(argv.indexOf(command) + 1));
+        return await feedCommand(argv.slice(argv.indexOf(command) + 1), io);
       case "openapi":
-        return await printOpenApiDocument(config);
+        return await printOpenApiDocument(config, io);
       case "clients":
         // Its own options: everything after the word, not the loosely parsed positionals.
-        return await withPool(config, logger(config), async (pool) => {
+        return await withPool(config, logger(config, io), async (pool) => {
           await migrate(pool);
-          return clientsCommand(pool, argv.slice(argv.indexOf(command) + 1));
+          return clientsCommand(pool, argv.slice(argv.indexOf(command) + 1), io);
         });
       case "keys":
-        return await withPool(config, logger(config), async (pool) => {
+        return await withPool(config, logger(config, io), async (pool) => {
           await migrate(pool);
-          return keysCommand(pool, rest);
+          return keysCommand(pool, rest, io);
         });
       default:
-        process.stderr.write(`race-api: unknown command "${command}"\n\n${USAGE}`);
+        io.stderr.write(`race-api: unknown command "${command}"\n\n${USAGE}`);
         return 2;
     }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ScenarioRejected) {
-      process.stderr.write(`race-api: ${error.message}\n`);
+      io.stderr.write(`race-api: ${error.message}\n`);
       return 1;
     }
-    process.stderr.write(`race-api: ${(error as Error).stack ?? String(error)}\n`);
+    io.stderr.write(`race-api: ${(error as Error).stack ?? String(error)}\n`);
     return 1;
   }
 }
@@ -124,24 +130,24 @@ async function serve(config: Config): Promise<number> {
   );
 }
 
-async function importFile(config: Config, args: string[], override: boolean): Promise<number> {
+async function importFile(config: Config, args: string[], override: boolean, io: CommandIo): Promise<number> {
   const [file, ...extra] = args;
   if (file === undefined || extra.length > 0) {
-    process.stderr.write("race-api: usage: race-api import [--override-settled] FILE\n");
+    io.stderr.write("race-api: usage: race-api import [--override-settled] FILE\n");
     return 2;
   }
-  return withPool(config, logger(config), async (pool) => {
+  return withPool(config, logger(config, io), async (pool) => {
     await migrate(pool);
     const started = performance.now();
     const summary = await importScenarioFile(pool, file, override ? "override" : "keep");
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     for (const path of summary.settledOverrides) {
-      process.stderr.write(
+      io.stderr.write(
         `race-api: warning: ${path} changed track windows that may have been served as immutable; ` +
           "clients keep their copies, and a running instance serves its own for up to an hour\n",
       );
     }
-    console.log(
+    printer(io.stdout)(
       `imported ${file} in ${seconds} s: ${summary.clubs} clubs, ${summary.clients} clients (${summary.secretRotations} secret rotations), ` +
         `${summary.events} events, ${summary.entries} entries, ${summary.races} races, ${summary.startGroups} start groups, ${summary.fixes} fixes`,
     );
@@ -149,14 +155,14 @@ async function importFile(config: Config, args: string[], override: boolean): Pr
 }
 
 /** The document the server serves at /api/v1/openapi.json, from an app that never listens nor queries. */
-async function printOpenApiDocument(config: Config): Promise<number> {
+async function printOpenApiDocument(config: Config, io: CommandIo): Promise<number> {
   const pool = createPool(NEVER_CONNECTED_DATABASE, { connectionLimit: 1 });
   // No replica either: nothing is queried, so no heartbeat is written.
   const runtime = await createRuntime({ ...config, databaseReadUrl: undefined }, pool, pino({ level: "silent" }));
   const app = await buildApp(runtime);
   try {
     await app.ready();
-    process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
     return 0;
   } finally {
     await app.close();
@@ -182,8 +188,8 @@ async function withPool(config: Config, log: Logger, work: PoolWork, options: Po
   }
 }
 
-function logger(config: Config): Logger {
-  return pino({ level: config.logLevel });
+function logger(config: Config, io: CommandIo): Logger {
+  return pino({ level: config.logLevel }, io.stdout);
 }
 
 /**

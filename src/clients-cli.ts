@@ -18,6 +18,7 @@ import {
   type ClientSummary,
 } from "./store/clients.js";
 import type { Pool } from "./store/pool.js";
+import { printer, processIo, type CommandIo } from "./command-io.js";
 
 const COMMANDS = {
   create:
@@ -90,29 +91,29 @@ class UsageError extends Error {}
 class InputError extends Error {}
 
 /** Runs `race-api clients ARGS` (the arguments after `clients`) and returns the exit code. */
-export async function clientsCommand(pool: Pool, args: string[]): Promise<number> {
+export async function clientsCommand(pool: Pool, args: string[], io: CommandIo = processIo): Promise<number> {
   const [command, ...rest] = args;
   if (command === undefined) {
-    process.stderr.write(CLIENTS_USAGE);
+    io.stderr.write(CLIENTS_USAGE);
     return 2;
   }
   if (command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(CLIENTS_USAGE);
+    io.stdout.write(CLIENTS_USAGE);
     return 0;
   }
   try {
     if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown clients command "${command}"; see race-api clients --help`);
     const parsed = parse(command as Command, rest);
     if (parsed === "help") {
-      process.stdout.write(CLIENTS_USAGE);
+      io.stdout.write(CLIENTS_USAGE);
       return 0;
     }
-    await run(pool, command as Command, parsed);
+    await run(pool, command as Command, parsed, printer(io.stdout));
     return 0;
   } catch (error) {
     const failure = describeFailure(error);
     if (failure === null) throw error;
-    process.stderr.write(`race-api: ${failure.message}\n`);
+    io.stderr.write(`race-api: ${failure.message}\n`);
     return failure.exitCode;
   }
 }
@@ -177,13 +178,15 @@ function describeParseError(error: Error & { code?: string }): string {
   return error.message;
 }
 
-async function run(pool: Pool, command: Command, { values, positionals }: Parsed): Promise<void> {
+type Say = (...lines: string[]) => void;
+
+async function run(pool: Pool, command: Command, { values, positionals }: Parsed, say: Say): Promise<void> {
   const [clientId = "", ...more] = positionals;
   switch (command) {
     case "create":
-      return create(pool, values);
+      return create(pool, values, say);
     case "list":
-      return list(pool, values.club);
+      return list(pool, values.club, say);
     case "rotate-secret": {
       const secret = await rotateSecret(pool, clientId);
       say(
@@ -233,7 +236,7 @@ async function run(pool: Pool, command: Command, { values, positionals }: Parsed
   }
 }
 
-async function create(pool: Pool, values: Record<string, string | undefined>): Promise<void> {
+async function create(pool: Pool, values: Record<string, string | undefined>, say: Say): Promise<void> {
   const { club, scopes: scopeText } = values;
   if (club === undefined) throw new UsageError(`clients create: --club CLUB_UUID is required; see race-api clients --help`);
   if (scopeText === undefined) throw new UsageError(`clients create: --scopes "SCOPE ..." is required; see race-api clients --help`);
@@ -262,7 +265,7 @@ async function create(pool: Pool, values: Record<string, string | undefined>): P
   );
 }
 
-async function list(pool: Pool, club: string | undefined): Promise<void> {
+async function list(pool: Pool, club: string | undefined, say: Say): Promise<void> {
   const clients = await listClients(pool, club);
   if (clients.length === 0) return say(club === undefined ? "No clients." : `No clients for club ${club.toLowerCase()}.`);
   const now = Date.now();
@@ -356,10 +359,6 @@ function formatDate(date: Date, precision: "seconds" | "exact" = "exact"): strin
 function printable(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
   return text.replace(/[\u0000-\u001f\u007f]/g, "?");
-}
-
-function say(...lines: string[]): void {
-  process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** The line and exit code for what the user can fix; null for anything else. */

@@ -37,6 +37,10 @@ export interface Config {
   streamHeartbeatMs: number;
   /** A Watch stream whose client leaves a message untaken this long is dropped. */
   streamStallMs: number;
+  /** The signing keys are re-read at most this often: a retired key stops verifying everywhere within it. */
+  signingKeysRefreshMs: number;
+  /** A client's state (disabled, expiry, allowlist, scopes, secret, origins) is re-read at most this often. */
+  clientStateMaxAgeMs: number;
 }
 
 export interface TracingConfig {
@@ -84,6 +88,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamsPerClient: integer(env, "STREAMS_PER_CLIENT", 10, 1, 10_000),
     streamHeartbeatMs: integer(env, "STREAM_HEARTBEAT_SECONDS", 15, 1, 300) * 1000,
     streamStallMs: integer(env, "STREAM_STALL_SECONDS", 30, 1, 3600) * 1000,
+    // DESIGN.md promises changes bite "within 5 seconds"; tests set them short.
+    signingKeysRefreshMs: integer(env, "SIGNING_KEYS_REFRESH_MS", 5000, 10, 300_000),
+    clientStateMaxAgeMs: integer(env, "CLIENT_STATE_MAX_AGE_MS", 5000, 10, 300_000),
   };
 }
 

@@ -9,6 +9,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { parseArgs } from "node:util";
+import { printer, processIo, type CommandIo } from "./command-io.js";
 import { createIngestClient } from "./ingest-client.js";
 import type { Scenario } from "./domain/scenario.js";
 import { isUuid } from "./domain/uuid.js";
@@ -53,13 +54,14 @@ class UsageError extends Error {}
 
 const PROGRESS_EVERY_MS = 10_000;
 
-export async function feedCommand(args: string[], say: (line: string) => void = (line) => console.log(line)): Promise<number> {
+export async function feedCommand(args: string[], io: CommandIo = processIo): Promise<number> {
+  const say = printer(io.stdout);
   let options: FeedCommandOptions;
   try {
-    options = parseOptions(args);
+    options = parseOptions(args, io.env);
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    process.stderr.write(`race-api feed: ${error.message}\n\n${FEED_USAGE}`);
+    io.stderr.write(`race-api feed: ${error.message}\n\n${FEED_USAGE}`);
     return 2;
   }
   const client = createIngestClient(options);
@@ -74,7 +76,7 @@ export async function feedCommand(args: string[], say: (line: string) => void = 
   try {
     await client.applyScenario({ events: fromJson(ListValueSchema, JSON.parse(JSON.stringify(setUp.events))) });
   } catch (error) {
-    process.stderr.write(`race-api feed: setting the race up failed: ${describe(error)}\n`);
+    io.stderr.write(`race-api feed: setting the race up failed: ${describe(error)}\n`);
     return 1;
   }
   say(
@@ -95,7 +97,9 @@ export async function feedCommand(args: string[], say: (line: string) => void = 
     () => say(`${new Date().toISOString()} ${summary(feed, acks)}${lastError ? `; last error: ${lastError}` : ""}`),
     PROGRESS_EVERY_MS,
   );
-  const outcome = await Promise.race([feed.finished.then(() => "finished" as const), untilStopSignal()]);
+  const fed = new AbortController();
+  const outcome = await Promise.race([feed.finished.then(() => "finished" as const), untilStopSignal(fed.signal)]);
+  fed.abort();
   clearInterval(progress);
   await feed.stop();
   say(`${outcome === "finished" ? "Race fed to its end" : `${outcome}: stopped`}: ${summary(feed, acks)}`);
@@ -138,7 +142,7 @@ interface FeedCommandOptions {
   delaySeconds: number;
 }
 
-function parseOptions(args: string[]): FeedCommandOptions {
+function parseOptions(args: string[], env: NodeJS.ProcessEnv): FeedCommandOptions {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -165,7 +169,7 @@ function parseOptions(args: string[]): FeedCommandOptions {
     throw new UsageError(`--club-id must be the club's UUID, got ${JSON.stringify(clubId ?? "")}`);
   const clientId = values["client-id"];
   if (!clientId) throw new UsageError("--client-id is required");
-  const clientSecret = values["client-secret"] ?? process.env.RACE_API_CLIENT_SECRET;
+  const clientSecret = values["client-secret"] ?? env.RACE_API_CLIENT_SECRET;
   if (!clientSecret) throw new UsageError("the client's secret is required: --client-secret or RACE_API_CLIENT_SECRET");
   const options: FeedCommandOptions = {
     url,

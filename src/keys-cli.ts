@@ -3,6 +3,7 @@
 // its tokens on every instance within 5 s.
 
 import { createKey } from "./auth/key-ring.js";
+import { printer, processIo, type CommandIo } from "./command-io.js";
 import { listKeys, retireKey } from "./store/signing-keys.js";
 import type { Pool } from "./store/pool.js";
 
@@ -14,36 +15,37 @@ Commands:
   retire KID    stop accepting tokens signed with that key (within 5 s on every instance)
 `;
 
-export async function keysCommand(pool: Pool, args: string[]): Promise<number> {
+export async function keysCommand(pool: Pool, args: string[], io: CommandIo = processIo): Promise<number> {
   const [command, ...rest] = args;
+  const say = printer(io.stdout);
   switch (command) {
     case "list": {
       const keys = await listKeys(pool);
-      if (keys.length === 0) console.log("no signing keys yet: the first token request creates one");
+      if (keys.length === 0) say("no signing keys yet: the first token request creates one");
       for (const key of keys)
-        console.log(
+        say(
           `${key.kid}  ${key.alg}  created ${key.createdAt.toISOString()}  ${key.retiredAt ? `retired ${key.retiredAt.toISOString()}` : "active"}`,
         );
       return 0;
     }
     case "rotate":
-      console.log(`new signing key ${await createKey(pool)}; it signs from now on, older keys still verify their tokens`);
+      say(`new signing key ${await createKey(pool)}; it signs from now on, older keys still verify their tokens`);
       return 0;
     case "retire": {
       const [kid] = rest;
       if (kid === undefined || rest.length !== 1) {
-        process.stderr.write(`race-api: usage: race-api keys retire KID\n`);
+        io.stderr.write(`race-api: usage: race-api keys retire KID\n`);
         return 2;
       }
       if (!(await retireKey(pool, kid))) {
-        process.stderr.write(`race-api: no active signing key ${kid}\n`);
+        io.stderr.write(`race-api: no active signing key ${kid}\n`);
         return 1;
       }
-      console.log(`retired ${kid}: tokens signed with it stop working within 5 s`);
+      say(`retired ${kid}: tokens signed with it stop working within 5 s`);
       return 0;
     }
     default:
-      process.stderr.write(KEYS_USAGE);
+      io.stderr.write(KEYS_USAGE);
       return 2;
   }
 }

@@ -37,6 +37,8 @@ export type RuntimeConfig = Pick<
   | "streamStallMs"
   | "databaseReadUrl"
   | "databaseReadMaxLagMs"
+  | "signingKeysRefreshMs"
+  | "clientStateMaxAgeMs"
 > &
   PoolConfig;
 
@@ -96,9 +98,9 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       })
     : primaryReads(pool);
   const unwatchDatabase = watchDatabase(pool, reads);
-  const keys = new KeyRing(pool);
+  const keys = new KeyRing(pool, config.signingKeysRefreshMs);
   const tokens = new Tokens(keys, { issuer: config.publicBaseUrl, audience: `${config.publicBaseUrl}/api/v1` });
-  const guard = new Guard(tokens, new ClientStates(pool));
+  const guard = new Guard(tokens, new ClientStates(pool, config.clientStateMaxAgeMs));
   const streams = new OpenStreams(config.streamsPerClient);
   const streamTiming = { heartbeatMs: config.streamHeartbeatMs, stallMs: config.streamStallMs };
   return {
@@ -125,7 +127,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
     }),
     tokenEndpoint: new TokenEndpoint({ pool, tokens, limits, logger }),
     keys,
-    origins: new KnownOrigins(pool),
+    origins: new KnownOrigins(pool, config.clientStateMaxAgeMs),
     resolveAddress: addressResolver(config.trustProxy),
     publicBaseUrl: config.publicBaseUrl,
     errorsUrl: `${config.publicBaseUrl}/docs/errors`,

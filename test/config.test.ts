@@ -23,6 +23,9 @@ describe("configuration", () => {
       streamsPerClient: 10,
       streamHeartbeatMs: 15_000,
       streamStallMs: 30_000,
+      // DESIGN.md's "within 5 seconds" for a retired key and a changed client.
+      signingKeysRefreshMs: 5000,
+      clientStateMaxAgeMs: 5000,
     });
   });
 
@@ -51,6 +54,8 @@ describe("configuration", () => {
       STREAMS_PER_CLIENT: "25",
       STREAM_HEARTBEAT_SECONDS: "5",
       STREAM_STALL_SECONDS: "60",
+      SIGNING_KEYS_REFRESH_MS: "250",
+      CLIENT_STATE_MAX_AGE_MS: "300",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -78,6 +83,8 @@ describe("configuration", () => {
       streamsPerClient: 25,
       streamHeartbeatMs: 5000,
       streamStallMs: 60_000,
+      signingKeysRefreshMs: 250,
+      clientStateMaxAgeMs: 300,
     });
   });
 
@@ -93,6 +100,8 @@ describe("configuration", () => {
     ["STREAMS_PER_CLIENT", "0", /STREAMS_PER_CLIENT must be a whole number from 1/],
     ["STREAM_HEARTBEAT_SECONDS", "1.5", /STREAM_HEARTBEAT_SECONDS must be a whole number/],
     ["STREAM_STALL_SECONDS", "0", /STREAM_STALL_SECONDS must be a whole number from 1/],
+    ["SIGNING_KEYS_REFRESH_MS", "5", /SIGNING_KEYS_REFRESH_MS must be a whole number from 10 to 300000/],
+    ["CLIENT_STATE_MAX_AGE_MS", "5s", /CLIENT_STATE_MAX_AGE_MS must be a whole number from 10 to 300000/],
     ["DATABASE_URL", "postgres://u@h/db", /DATABASE_URL must use the mysql: scheme/],
     ["DATABASE_URL", "mysql://u@h:3306", /DATABASE_URL must name a database/],
     ["DATABASE_URL", "not a url", /DATABASE_URL must be a URL/],

@@ -1,13 +1,12 @@
 // What the guard knows of each API client, re-read from the database at most every
-// 5 seconds: a disable, expiry, allowlist, scope change or secret rotation made on
-// any instance bites everywhere within 5 s, at one query per client per 5 s.
+// `maxAgeMs` (5 s unless configured): a disable, expiry, allowlist, scope change or
+// secret rotation made on any instance bites everywhere within it, at one query per
+// client per interval.
 
 import { SharedRead } from "../shared-read.js";
 import { findClientState, type ClientState } from "../store/clients.js";
 import type { Pool } from "../store/pool.js";
 import { parseAllowlist, type IpAllowlist } from "./ip-allowlist.js";
-
-export const CLIENT_STATE_MAX_AGE_MS = 5000;
 
 export interface KnownClient {
   state: ClientState;
@@ -17,15 +16,16 @@ export interface KnownClient {
 }
 
 export class ClientStates {
-  private readonly clients = new SharedRead<{ client: KnownClient | null }>({
-    name: "client_state",
-    ttlMs: CLIENT_STATE_MAX_AGE_MS,
-    max: 100_000,
-  });
+  private readonly clients: SharedRead<{ client: KnownClient | null }>;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    maxAgeMs: number,
+  ) {
+    this.clients = new SharedRead({ name: "client_state", ttlMs: maxAgeMs, max: 100_000 });
+  }
 
-  /** The client as stored at most 5 s ago; null when it does not exist. */
+  /** The client as stored at most `maxAgeMs` ago; null when it does not exist. */
   async get(clientId: string): Promise<KnownClient | null> {
     return (await this.clients.get(clientId, () => this.load(clientId))).client;
   }

@@ -1,6 +1,6 @@
 // The signing keys as this instance sees them: the newest unretired key signs, every
-// unretired key verifies. The set is re-read at most every 5 seconds, so a key
-// retired on one instance is refused by all within 5 s. A kid not in the set is looked
+// unretired key verifies. The set is re-read at most every `refreshMs` (5 s unless
+// configured), so a key retired on one instance is refused by all within that time. A kid not in the set is looked
 // up again at once: another instance may have just created the key and signed with it.
 
 import { randomBytes } from "node:crypto";
@@ -10,7 +10,6 @@ import { activeKeys, insertKey } from "../store/signing-keys.js";
 import type { Pool } from "../store/pool.js";
 
 export const SIGNING_ALGORITHM = "ES256";
-const REFRESH_MS = 5000;
 /** An unknown kid reads the set again at most this often, so made-up kids cost at most one small read per interval. */
 const UNKNOWN_KID_REREAD_MS = 100;
 
@@ -29,7 +28,10 @@ export class KeyRing {
   private readStartedAt = -Infinity;
   private loading: Promise<void> | null = null;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly refreshMs: number,
+  ) {}
 
   /** The key to sign with; creates the first key when the database has none. */
   async signingKey(): Promise<Key> {
@@ -73,7 +75,7 @@ export class KeyRing {
   }
 
   private stale(): boolean {
-    return performance.now() - this.loadedAt >= REFRESH_MS;
+    return performance.now() - this.loadedAt >= this.refreshMs;
   }
 
   /** One read at a time, however many requests find the set stale together. */

@@ -5,16 +5,15 @@
 // and every other rule apply to each call as before.
 //
 // - A call a token admitted is granted to the origins of the token's client (its own
-//   and its club's), read with the client's state (at most 5 s old).
+//   and its club's), read with the client's state (at most CLIENT_STATE_MAX_AGE_MS old).
 // - A preflight carries no token, and an error says nothing of the club's data, so both
-//   are granted to every origin that some client or club allows (re-read at most every
-//   5 s): a page can then send its token, and read a 401 to fetch a new one.
+//   are granted to every origin that some client or club allows (re-read as often):
+//   a page can then send its token, and read a 401 to fetch a new one.
 // - Any other origin gets no grant at all.
 
 import { SharedRead } from "../shared-read.js";
 import { listAllowedOrigins } from "../store/origins.js";
 import type { Pool } from "../store/pool.js";
-import { CLIENT_STATE_MAX_AGE_MS } from "./client-states.js";
 
 /** Request headers a page may send besides the CORS-safelisted ones. */
 export const CORS_ALLOWED_HEADERS = "Authorization, If-None-Match, Last-Event-ID, traceparent, Content-Type";
@@ -85,13 +84,15 @@ export function preflightGrant(origin: string, methods: string): Record<string, 
 
 /** The union of the origins every club and client allows: whom answers without a client's data are granted to. */
 export class KnownOrigins {
-  private readonly known = new SharedRead<{ origins: ReadonlySet<string> }>({
-    name: "known_origins",
-    ttlMs: CLIENT_STATE_MAX_AGE_MS,
-    max: 1,
-  });
+  private readonly known: SharedRead<{ origins: ReadonlySet<string> }>;
 
-  constructor(private readonly pool: Pool) {}
+  /** `maxAgeMs`: as old as a client's state may be, so a removed origin loses every grant together. */
+  constructor(
+    private readonly pool: Pool,
+    maxAgeMs: number,
+  ) {
+    this.known = new SharedRead({ name: "known_origins", ttlMs: maxAgeMs, max: 1 });
+  }
 
   /** The answer to a preflight from `origin` (no token yet) for a path answering `methods`: the grant, or nothing. */
   async preflight(origin: string, methods: string): Promise<Record<string, string>> {

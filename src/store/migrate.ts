@@ -1,13 +1,14 @@
 // Applies pending migrations in version order, once, even when several instances
-// start together: a named lock serialises them and `schema_migrations` records what
-// is applied. A small runner on purpose: the migrations are a list in code, versioned
+// start together: a lock named after the database serialises them (migrations of other
+// databases on the same server go ahead) and `schema_migrations` records what is applied. A small runner on purpose: the migrations are a list in code, versioned
 // with the source, so there is nothing to locate on disk at run time.
 
 import type { RowDataPacket } from "mysql2/promise";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 import type { Pool } from "./pool.js";
 
-const LOCK_NAME = "race_api_migrate";
+/** A lock name is at most 64 characters: two long names sharing a prefix only wait for each other. */
+const LOCK_NAME_SQL = "LEFT(CONCAT('race_api_migrate:', IFNULL(DATABASE(), '')), 64)";
 const LOCK_TIMEOUT_SECONDS = 120;
 
 export interface MigrationReport {
@@ -18,7 +19,7 @@ export interface MigrationReport {
 export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationReport> {
   const conn = await pool.getConnection();
   try {
-    const [[lock]] = await conn.query<RowDataPacket[]>("SELECT GET_LOCK(?, ?) AS acquired", [LOCK_NAME, LOCK_TIMEOUT_SECONDS]);
+    const [[lock]] = await conn.query<RowDataPacket[]>(`SELECT GET_LOCK(${LOCK_NAME_SQL}, ?) AS acquired`, [LOCK_TIMEOUT_SECONDS]);
     if (lock?.acquired !== 1) throw new Error(`could not take the migration lock within ${LOCK_TIMEOUT_SECONDS} s`);
     try {
       await conn.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -38,7 +39,7 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
       }
       return { applied, current: Math.max(0, ...done, ...applied) };
     } finally {
-      await conn.query("SELECT RELEASE_LOCK(?)", [LOCK_NAME]);
+      await conn.query(`SELECT RELEASE_LOCK(${LOCK_NAME_SQL})`);
     }
   } finally {
     conn.release();

@@ -27,7 +27,7 @@ import {
   type Api,
 } from "../support/api.js";
 import { within } from "../support/load.js";
-import { TEST_BASE_URL } from "../support/runtime.js";
+import { TEST_BASE_URL, TEST_REFRESH_MS } from "../support/runtime.js";
 
 const db = useFreshDatabase();
 let api: Api;
@@ -122,13 +122,13 @@ describe("a data call", () => {
 
   it("with a token signed by someone else (another identity system) is API_TOKEN_INVALID", async () => {
     const { privateKey } = await generateKeyPair("ES256");
-    const keyRing = new KeyRing(db.pool);
+    const keyRing = new KeyRing(db.pool, TEST_REFRESH_MS);
     const ourKid = (await keyRing.signingKey()).kid;
     await expectRefused(bearer(await tokenSignedWith(privateKey, ourKid)), INVALID);
   });
 
   it("with our key but an expired or foreign-audience token is API_TOKEN_INVALID", async () => {
-    const key = await new KeyRing(db.pool).signingKey();
+    const key = await new KeyRing(db.pool, TEST_REFRESH_MS).signingKey();
     await expectRefused(bearer(await tokenSignedWith(key.privateKey, key.kid, { expiresAt: Math.floor(Date.now() / 1000) - 10 })), INVALID);
     await expectRefused(bearer(await tokenSignedWith(key.privateKey, key.kid, { audience: "https://elsewhere.example/api" })), INVALID);
     // The same claims with a valid lifetime and audience are accepted: the refusals above are about those claims.

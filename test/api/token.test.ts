@@ -1,31 +1,40 @@
-// POST /api/v1/oauth/token: the client-credentials grant exactly as specified.
+// POST /api/v1/oauth/token: the client-credentials grant exactly as specified. No
+// rule here needs a socket: the endpoint is called through Fastify's inject.
 
 import { decodeJwt, decodeProtectedHeader } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TOKEN_LIFETIME_SECONDS } from "../../src/auth/tokens.js";
-import { useFreshDatabase } from "../support/database.js";
-import { ALL_SCOPES, requestToken, secretOf, seedIdentities, startApi, type Api } from "../support/api.js";
+import { ALL_SCOPES, identityScenario, secretOf } from "../support/api.js";
+import { useInProcessApi } from "../support/in-process.js";
 import { TEST_BASE_URL } from "../support/runtime.js";
 
-const db = useFreshDatabase();
-let api: Api;
-beforeAll(async () => {
-  const scenario = (await import("../support/api.js")).identityScenario();
-  // A client id and secret with characters Basic must form-url-encode.
-  scenario.clients.push({
-    clientId: "club:overlay+1",
-    clientSecret: "p@ss word:+/=",
-    clubId: scenario.clubs[0]!.id,
-    scopes: ["events:read"],
-  });
-  await seedIdentities(db, scenario);
+const api = useInProcessApi({
+  scenario: () => {
+    const scenario = identityScenario();
+    // A client id and secret with characters Basic must form-url-encode.
+    scenario.clients.push({
+      clientId: "club:overlay+1",
+      clientSecret: "p@ss word:+/=",
+      clubId: scenario.clubs[0]!.id,
+      scopes: ["events:read"],
+    });
+    return scenario;
+  },
   // Requests come from distinct addresses (via the trusted loopback proxy), so only
   // the tests about the per-IP limit share one.
-  api = await startApi(db, { trustProxy: ["loopback"] });
+  config: { trustProxy: ["loopback"] },
 });
-afterAll(() => api?.close());
 
-const TOKEN_URL = () => `${api.url}/api/v1/oauth/token`;
+/** The grant by form fields for `clientId`, from a fresh address. */
+function requestToken(clientId: string): Promise<Response> {
+  const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: secretOf(clientId) });
+  return api.fetch("/api/v1/oauth/token", {
+    method: "POST",
+    headers: { ...FORM, "x-forwarded-for": freshAddress() },
+    body: form.toString(),
+  });
+}
+
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
 function basic(id: string, secret: string): string {
@@ -41,13 +50,13 @@ async function post(
   headers: Record<string, string> = FORM,
   address = freshAddress(),
 ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
-  const response = await fetch(TOKEN_URL(), { method: "POST", headers: { ...headers, "x-forwarded-for": address }, body });
+  const response = await api.fetch("/api/v1/oauth/token", { method: "POST", headers: { ...headers, "x-forwarded-for": address }, body });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }
 
 describe("a valid token request", () => {
   it("issues an RFC 9068 access token by form fields", async () => {
-    const response = await requestToken(api.url, "overlay", { headers: { "x-forwarded-for": freshAddress() } });
+    const response = await requestToken("overlay");
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("pragma")).toBe("no-cache");
@@ -99,7 +108,7 @@ describe("a valid token request", () => {
       [1, 2].map(
         async () =>
           (
-            (await (await requestToken(api.url, "overlay", { headers: { "x-forwarded-for": freshAddress() } })).json()) as {
+            (await (await requestToken("overlay")).json()) as {
               access_token: string;
             }
           ).access_token,

@@ -1,14 +1,15 @@
 // `race-api clients` as an administrator runs it: what it prints, the rows it leaves,
-// and the one line it answers a mistake with. Each subcommand runs once through the
-// real bin (wiring, arguments, exit code); the variants and the table of mistakes call
-// clientsCommand in this process, because each bin start costs about a second.
+// and the one line it answers a mistake with. `clients create` runs once through the
+// real bin (bin/race-api.js); the other subcommands through the command's `main` in
+// this process (wiring, arguments, exit code), and the variants and the table of
+// mistakes call clientsCommand, because each bin start costs about a second.
 
 import type { RowDataPacket } from "mysql2/promise";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { verifySecret } from "../../src/auth/secrets.js";
 import { clientsCommand } from "../../src/clients-cli.js";
 import { importScenario } from "../../src/scenario/import.js";
-import { raceApi, type Finished } from "../support/cli.js";
+import { raceApi, runMain, type Finished } from "../support/cli.js";
 import { useFreshDatabase } from "../support/database.js";
 import { IDS, smallScenario } from "../support/scenarios.js";
 
@@ -18,29 +19,21 @@ beforeAll(async () => {
   await importScenario(db.pool, smallScenario()); // two clubs and the client overlay-1
 });
 
-/** Through bin/race-api.js, in a child process. */
+/** Through the command's `main`, in this process. */
 function clients(...args: string[]): Promise<Finished> {
-  return raceApi(["clients", ...args], { DATABASE_URL: db.url });
+  return runMain(["clients", ...args], { DATABASE_URL: db.url });
 }
 
-/** The same command in this process, its output captured; one at a time. */
+/** The clients command itself in this process, its output captured. */
 async function local(...args: string[]): Promise<Finished> {
   let stdout = "";
   let stderr = "";
-  const capture = (append: (text: string) => void) =>
-    ((chunk: unknown) => {
-      append(String(chunk));
-      return true;
-    }) as typeof process.stdout.write;
-  const out = vi.spyOn(process.stdout, "write").mockImplementation(capture((text) => (stdout += text)));
-  const err = vi.spyOn(process.stderr, "write").mockImplementation(capture((text) => (stderr += text)));
-  try {
-    const code = await clientsCommand(db.pool, args);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
+  const code = await clientsCommand(db.pool, args, {
+    env: process.env,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
 }
 
 async function row(clientId: string): Promise<RowDataPacket> {
@@ -71,7 +64,7 @@ function printed(output: string, field: string): string {
 describe("race-api clients", () => {
   it("explains itself with --help, without a database", async () => {
     const runs = [
-      await raceApi(["clients", "create", "--help"], { DATABASE_URL: "mysql://nobody@127.0.0.1:1/nowhere" }),
+      await runMain(["clients", "create", "--help"], { DATABASE_URL: "mysql://nobody@127.0.0.1:1/nowhere" }),
       await local("--help"),
       await local("help"),
       await local("list", "-h"),
@@ -96,23 +89,27 @@ describe("race-api clients", () => {
     }
   });
 
-  it("creates a client, prints its secret once, and stores only a hash of it", async () => {
-    const { code, stdout, stderr } = await clients(
-      "create",
-      "--club",
-      IDS.club,
-      "--scopes",
-      "tracking:read events:read",
-      "--client-id",
-      "tv-overlay",
-      "--name",
-      "TV overlay",
-      "--expires-at",
-      "2027-03-31T23:59:59Z",
-      "--allowlist",
-      "10.0.0.0/8 2001:db8::/32",
-      "--origins",
-      "https://TV.example, http://localhost:5173/",
+  it("creates a client, prints its secret once, and stores only a hash of it (through the bin)", async () => {
+    const { code, stdout, stderr } = await raceApi(
+      [
+        "clients",
+        "create",
+        "--club",
+        IDS.club,
+        "--scopes",
+        "tracking:read events:read",
+        "--client-id",
+        "tv-overlay",
+        "--name",
+        "TV overlay",
+        "--expires-at",
+        "2027-03-31T23:59:59Z",
+        "--allowlist",
+        "10.0.0.0/8 2001:db8::/32",
+        "--origins",
+        "https://TV.example, http://localhost:5173/",
+      ],
+      { DATABASE_URL: db.url },
     );
     expect(stderr).toBe("");
     expect(code).toBe(0);

@@ -1,5 +1,7 @@
 // `race-api feed` against a running server: a short race fast-forwarded end to end
 // through IngestService, read back through the public API, and the command's refusals.
+// The first feed runs through the real bin (bin/race-api.js); the rest call the same
+// `main` in this process.
 
 import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +9,7 @@ import { importScenario } from "../../src/scenario/import.js";
 import { feedRace } from "../../src/feed-cli.js";
 import { sliceScenario } from "../../src/sim/index.js";
 import { bearer, CLUB, identityScenario, OTHER_CLUB, secretOf, startApi, tokenFor, type Api } from "../support/api.js";
-import { raceApi } from "../support/cli.js";
+import { raceApi, runMain } from "../support/cli.js";
 import { registry } from "../../src/telemetry/metrics.js";
 import { useFreshDatabase } from "../support/database.js";
 
@@ -27,7 +29,7 @@ const shapeArgs = ["--groups", "1", "--boats", "5", "--laps", "1", "--leg-length
 const credentials = (clientId = "feeder") => ["--client-id", clientId, "--client-secret", secretOf(clientId)];
 
 describe("race-api feed", () => {
-  it("sets a race up and feeds it to its end at 100x, over Connect: every fix sent as sailed, the race finished with results", async () => {
+  it("sets a race up and feeds it to its end at 100x, over Connect: every fix sent as sailed, the race finished with results (through the bin)", async () => {
     const { code, stdout, stderr } = await raceApi([
       "feed",
       "--url",
@@ -111,7 +113,7 @@ describe("race-api feed", () => {
         .reduce((n, v) => n + v.value, 0);
     const appendsBefore = await rpcCount("AppendFixes");
     const pushesBefore = await rpcCount("PushFixes");
-    const { code, stdout } = await raceApi([
+    const { code, stdout } = await runMain([
       "feed",
       "--url",
       api.url,
@@ -135,7 +137,7 @@ describe("race-api feed", () => {
 
   it("refuses another club's id, naming the field, and creates nothing", async () => {
     const before = await eventCount();
-    const { code, stderr } = await raceApi(["feed", "--url", api.url, "--club-id", OTHER_CLUB, ...credentials(), ...shapeArgs]);
+    const { code, stderr } = await runMain(["feed", "--url", api.url, "--club-id", OTHER_CLUB, ...credentials(), ...shapeArgs]);
     expect(code).toBe(1);
     expect(stderr.trim()).toBe(
       'race-api feed: setting the race up failed: InvalidArgument: API_PARAM_INVALID {"name":"$.events[0].clubId"}',
@@ -144,7 +146,7 @@ describe("race-api feed", () => {
   });
 
   it("says why when the credentials are wrong or lack tracking:write", async () => {
-    const wrong = await raceApi([
+    const wrong = await runMain([
       "feed",
       "--url",
       api.url,
@@ -158,7 +160,7 @@ describe("race-api feed", () => {
     ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^race-api feed: setting the race up failed: Unauthenticated: token endpoint answered 401 invalid_client/);
-    const readOnly = await raceApi(["feed", "--url", api.url, "--club-id", CLUB, ...credentials("overlay"), ...shapeArgs]);
+    const readOnly = await runMain(["feed", "--url", api.url, "--club-id", CLUB, ...credentials("overlay"), ...shapeArgs]);
     expect(readOnly.code).toBe(1);
     expect(readOnly.stderr).toMatch(
       /^race-api feed: setting the race up failed: Unauthenticated: token endpoint answered 400 invalid_scope/,
@@ -181,7 +183,7 @@ describe("race-api feed", () => {
       ],
       [["--url", api.url, "--club-id", CLUB, ...credentials(), "--colour", "red"], "Unknown option '--colour'"],
     ];
-    const outcomes = await Promise.all(cases.map(([args]) => raceApi(["feed", ...args], { RACE_API_CLIENT_SECRET: "" })));
+    const outcomes = await Promise.all(cases.map(([args]) => runMain(["feed", ...args], { RACE_API_CLIENT_SECRET: "" })));
     for (const [i, [args, message]] of cases.entries()) {
       expect(outcomes[i]!.code, args.join(" ")).toBe(2);
       expect(outcomes[i]!.stderr, args.join(" ")).toContain(`race-api feed: ${message}`);
@@ -190,10 +192,10 @@ describe("race-api feed", () => {
   });
 
   it("explains itself with race-api feed --help, and race-api --help lists it", async () => {
-    const help = await raceApi(["feed", "--help"]);
+    const help = await runMain(["feed", "--help"]);
     expect(help.code).toBe(0);
     for (const option of ["--url", "--club-id", "--client-id", "--grpc-url", "--speed", "--seed"]) expect(help.stdout).toContain(option);
-    expect((await raceApi(["--help"])).stdout).toContain("feed ...");
+    expect((await runMain(["--help"])).stdout).toContain("feed ...");
   });
 });
 

@@ -15,6 +15,7 @@ import { startLoad, statusCounts, within, sleep } from "../support/load.js";
 import { startMariaDbInstance, type MariaDbInstance } from "../support/mariadb-instance.js";
 import { liveScenario, RACE, restLive } from "../support/race-scenarios.js";
 import { ensureRedisServer, type RedisServer } from "../support/redis.js";
+import { PRODUCTION_REFRESH } from "../support/runtime.js";
 
 /** SELECTs of one live read of RACE with its visibility record (as in race-live-shared-read.test.ts). */
 const SELECTS_PER_POLL_ROUND = 6 + 2;
@@ -62,7 +63,8 @@ beforeAll(async () => {
   const start = (user: string) => {
     const pool = createPool(withUser(instance.url, user, `${user}-pw`));
     pools.push(pool);
-    return startApi({ url: instance.url, pool }, { redisUrl: redis.url }, pool);
+    // The guard's caches at their production age: GUARD_ALLOWANCE counts their re-reads.
+    return startApi({ url: instance.url, pool }, { redisUrl: redis.url, ...PRODUCTION_REFRESH }, pool);
   };
   [left, right] = await Promise.all([start(USERS.left), start(USERS.right)]);
   overlay = await tokenFor(left.url, "overlay");

@@ -14,6 +14,7 @@ import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";
 import { bearer, CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";
 import { startReplicatedPair, type MariaDbInstance, type ReplicatedPair } from "../support/mariadb-instance.js";
+import { PRODUCTION_REFRESH } from "../support/runtime.js";
 import { entry, EVENT, GROUP_A, GUN_A, iso, liveScenario, RACE, restLive, sharedEvent, track, uuid } from "../support/race-scenarios.js";
 
 const SCHEMA = "race_api_test";
@@ -39,7 +40,12 @@ beforeAll(async () => {
   // Polled many times a second in the drills: this file measures where reads go, not the limits.
   for (const club of scenario.clubs) Object.assign(club, { rateLimitPerMinute: 100_000, trackingRateLimitPerMinute: 100_000 });
   await seedIdentities({ url: pair.primary.url, pool }, scenario);
-  api = await startApi({ url: pair.primary.url, pool }, { databaseReadUrl: pair.readerUrl, databaseReadMaxLagMs: MAX_LAG_MS });
+  // The guard's caches at their production age: a round of reads counted below must not
+  // see them re-read (on the primary) half-way.
+  api = await startApi(
+    { url: pair.primary.url, pool },
+    { databaseReadUrl: pair.readerUrl, databaseReadMaxLagMs: MAX_LAG_MS, ...PRODUCTION_REFRESH },
+  );
   token = await tokenFor(api.url, "overlay"); // creates the first signing key
   await until(() => api!.runtime.reads.replicaState()?.inUse === true, 15_000, "the replica in use");
   await pair.caughtUp();
@@ -234,7 +240,7 @@ describe("with a caught-up replica", () => {
     expect(reads.replica).toBeGreaterThanOrEqual(7);
 
     // A token (client state) after the key ring's 5 s, so its keys are read too: on the primary.
-    await sleep(5100);
+    await sleep(PRODUCTION_REFRESH.signingKeysRefreshMs + 100);
     const issued = await selectsDuring(() => tokenFor(api!.url, "coHost"));
     expect(issued.primary).toBeGreaterThanOrEqual(2);
     expect(await rowsRead(stats.primary!, "api_clients")).toBeGreaterThan(0);

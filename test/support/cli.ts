@@ -1,5 +1,7 @@
-// Runs the real `race-api` command (bin/race-api.js) as a child process, as a program
-// of its own: through its first line, the Node flags on it included, as `npx race-api` does.
+// Runs the `race-api` command two ways: the real bin (bin/race-api.js) as a child
+// process, as a program of its own (through its first line, the Node flags on it
+// included, as `npx race-api` does), once per command; and the same `main` in this
+// process, its output captured, for the variants (a bin start costs a second of CPU).
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -12,7 +14,21 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs a command to its end. */
+/** Runs a command to its end in this process: `main` with `env` over this process's environment. */
+export async function runMain(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  // Loaded here: files that only spawn the bin need none of it.
+  const { main } = await import("../../src/cli.js");
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    env: { ...process.env, ...env },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs a command to its end in a child process, through bin/race-api.js. */
 export function raceApi(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
   const child = start(args, env);
   return finished(child.process).then((code) => ({ code, stdout: child.stdout(), stderr: child.stderr() }));

@@ -24,6 +24,7 @@ import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { bearer, connectCall, connectError, tokenFor, useApi } from "../../support/api.js";
 import { grpcClient, unary } from "../../support/grpc.js";
 import { boatFixes, INGEST_IDS as IDS, ingestScenario } from "../../support/ingest-scenarios.js";
+import { TEST_REFRESH_MS } from "../../support/runtime.js";
 import { snapshot } from "../../support/snapshot.js";
 
 const api = useApi({ scenario: ingestScenario, client: "writer" });
@@ -267,7 +268,8 @@ describe("gRPC (h2c) with a real client", () => {
     }
     await api.db.pool.query("UPDATE api_clients SET disabled = TRUE WHERE client_id = 'otherWriter'");
     try {
-      await new Promise((resolve) => setTimeout(resolve, 5500));
+      // Past the client state's age (5 s in production, short in tests).
+      await new Promise((resolve) => setTimeout(resolve, TEST_REFRESH_MS + 300));
       call.write(message(1));
       call.end();
       const error = await result!;
