@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { importScenarioFile } from "../src/scenario/import.js";
 import { validateScenario } from "../src/scenario/validate.js";
 import { BENCHMARK_OPTIONS, simulateScenario } from "../src/sim/index.js";
-import { createDatabase, dropDatabase } from "../src/store/database.js";
-import { ensureLocalServer } from "../src/store/local-server.js";
+import { createDatabase, dropDatabase } from "../src/setup/database.js";
+import { ensureLocalServer } from "../src/setup/local-mariadb.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, inTransaction, withDatabase, type Pool } from "../src/store/pool.js";
 

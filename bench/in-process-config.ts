@@ -2,7 +2,7 @@
 // Redis and no model, an instance's pool of 10 with a deep queue (a bench measures the
 // endpoint, not the pool refusing), and everything else `race-api serve`'s defaults.
 
-import { loadConfig, type Config } from "../src/config.js";
+import { loadConfig, type Config } from "../src/composition/config.js";
 
 export function inProcessConfig(overrides: Partial<Config> = {}): Config {
   return {

@@ -4,7 +4,7 @@
 // message at a time per stream) and any more wait, pipelined, behind them.
 
 import type { PushFixesResponse } from "../gen/racing/v1/ingest_pb.js";
-import { createFixPusher, type IngestClient, type PushedBatch } from "../src/ingest-client.js";
+import { createFixPusher, type IngestClient, type PushedBatch } from "../src/sim/ingest-client.js";
 
 export interface PushSender {
   /** Resolves with the batch's answer once committed. */

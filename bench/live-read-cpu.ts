@@ -11,9 +11,9 @@ import { captureWindow, dataAsOf } from "../src/domain/race-time.js";
 import { importScenario } from "../src/scenario/import.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
 import { boatKey, groupBoats, phoneFinishes } from "../src/store/boats.js";
-import { createDatabase, dropDatabase } from "../src/store/database.js";
+import { createDatabase, dropDatabase } from "../src/setup/database.js";
 import { newestFixes } from "../src/store/fixes.js";
-import { ensureLocalServer } from "../src/store/local-server.js";
+import { ensureLocalServer } from "../src/setup/local-mariadb.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
 import { appliedCourses, newestLiveOrders, newestWind } from "../src/store/race-live.js";
@@ -43,7 +43,7 @@ const servicePool = createPool(url, { connectionLimit: 4 });
 // The baseline: the driver as it comes, with the pool options that change parsing alike.
 const plainPool = mysql.createPool({ uri: url, timezone: "Z", connectionLimit: 4, supportBigNumbers: true, decimalNumbers: true });
 
-/** The statements of one live answer (services/race-live.ts readAnswer), without building the message. */
+/** The statements of one live answer (reads/race-live.ts readAnswer), without building the message. */
 async function liveRead(pool: Pool, race: RaceRecord): Promise<number> {
   const asOf = dataAsOf(Date.now(), race.event.delaySeconds);
   const groupIds = race.startGroups.map((group) => group.id);

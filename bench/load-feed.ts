@@ -9,7 +9,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Scenario } from "../src/domain/scenario.js";
-import { createIngestClient } from "../src/ingest-client.js";
+import { createIngestClient } from "../src/sim/ingest-client.js";
 import { startFeed, type Feed } from "../src/sim/feed.js";
 import { simulateScenario } from "../src/sim/index.js";
 

@@ -72,8 +72,8 @@ import type { RowDataPacket } from "mysql2/promise";
 import type { Scenario } from "../src/domain/scenario.js";
 import { importScenario } from "../src/scenario/import.js";
 import { sliceScenario } from "../src/sim/index.js";
-import { createDatabase, dropDatabase } from "../src/store/database.js";
-import { ensureLocalServer } from "../src/store/local-server.js";
+import { createDatabase, dropDatabase } from "../src/setup/database.js";
+import { ensureLocalServer } from "../src/setup/local-mariadb.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
 import { ensureRedisServer, type RedisServer } from "../test/support/redis.js";
@@ -839,7 +839,7 @@ async function runInstance(): Promise<void> {
       loop.reset();
     }
   });
-  const { main } = await import("../src/cli.js");
+  const { main } = await import("../src/commands/cli.js");
   process.exitCode = await main(["serve"]);
   if (process.connected) process.disconnect();
 }

@@ -14,7 +14,7 @@ import { create, toJsonString, type DescField, type DescMessage } from "@bufbuil
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import Fastify from "fastify";
 import { COMPONENT_SCHEMAS, type JsonSchema } from "../src/gateway/json-schemas.js";
-import { REST_ROUTES } from "../src/gateway/routes.js";
+import { REST_ROUTES } from "../src/gateway/rest-routes.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** Each round writes answers for at least this long. */

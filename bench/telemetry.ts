@@ -9,7 +9,7 @@
 
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Counter, Histogram, Registry } from "prom-client";
-import { traceIdFrom } from "../src/services/context.js";
+import { traceIdFrom } from "../src/calls/context.js";
 import { LATENCY_BUCKETS, recordRestResponse } from "../src/telemetry/request-metrics.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);

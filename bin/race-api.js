@@ -10,15 +10,17 @@ import { register } from "tsx/esm/api";
 
 register();
 // Before anything loads http or mysql2: the trace instrumentations patch them as they load.
-const { startTracingFromEnv } = await import("../src/telemetry/tracing.ts");
+const { tracingConfig } = await import("../src/composition/config.ts");
+const { startTracing } = await import("../src/telemetry/tracing.ts");
 let stopTracing;
 try {
-  stopTracing = await startTracingFromEnv();
+  const settings = tracingConfig(process.env);
+  if (settings) stopTracing = await startTracing(settings);
 } catch (error) {
   process.stderr.write(`race-api: ${error.message}\n`);
   process.exit(1);
 }
-const { main } = await import("../src/cli.ts");
+const { main } = await import("../src/commands/cli.ts");
 process.exitCode = await main(process.argv.slice(2));
 // Sends the spans still waiting in the batch.
 await stopTracing?.();

@@ -3,7 +3,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { SharedRead } from "../src/shared-read.js";
+import { SharedRead } from "../src/caching/shared-read.js";
 
 describe("SharedRead", () => {
   it("loads once per ttl, however many callers ask", async () => {

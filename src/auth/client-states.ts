@@ -3,7 +3,7 @@
 // secret rotation made on any instance bites everywhere within it, at one query per
 // client per interval.
 
-import { SharedRead } from "../shared-read.js";
+import { SharedRead } from "../caching/shared-read.js";
 import { findClientState, type ClientState } from "../store/clients.js";
 import type { Pool } from "../store/pool.js";
 import { parseAllowlist, type IpAllowlist } from "./ip-allowlist.js";

@@ -11,7 +11,7 @@
 //   a page can then send its token, and read a 401 to fetch a new one.
 // - Any other origin gets no grant at all.
 
-import { SharedRead } from "../shared-read.js";
+import { SharedRead } from "../caching/shared-read.js";
 import { listAllowedOrigins } from "../store/origins.js";
 import type { Pool } from "../store/pool.js";
 

@@ -4,7 +4,7 @@
 // every answer says Cache-Control: no-store.
 
 import type { Logger } from "pino";
-import { NO_STORE, PRAGMA_NO_CACHE } from "../cache-policy.js";
+import { NO_STORE, PRAGMA_NO_CACHE } from "../caching/cache-policy.js";
 import { ApiError, retryAfter } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";

@@ -2,8 +2,6 @@
 // client should do, and (token endpoint) its RFC 6749 `error`. The RPC mapping,
 // problem+json, the token endpoint and the /docs/errors page all read this table.
 
-import { RATE_LIMITED_RETRY_AFTER_SECONDS } from "../limits/policy.js";
-
 export interface ErrorCodeSpec {
   status: 400 | 401 | 403 | 404 | 408 | 409 | 429 | 431 | 500 | 503;
   /** Names of `params` the code always carries. */
@@ -153,7 +151,8 @@ export const ERROR_CODES = {
   RATE_LIMIT_EXCEEDED: {
     status: 429,
     params: [],
-    retryAfterSeconds: RATE_LIMITED_RETRY_AFTER_SECONDS,
+    // Fixed by the spec, not computed from the rate-limit window.
+    retryAfterSeconds: 60,
     when: "The client used up its requests for this minute in the bucket of this call (the RateLimit and RateLimit-Policy headers say which).",
     remedy: "Wait exactly Retry-After seconds (60), then retry.",
   },

@@ -3,7 +3,7 @@
 // descriptor (v1-schema.ts), for the body of each route and stream of the table and the
 // messages they list; the problem and token answers' are written out.
 
-import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
+import { REST_ROUTES, STREAM_ROUTES } from "./rest-routes.js";
 import { problem, tokenResponse } from "./problem-and-token-schemas.js";
 import { messageComponents } from "./v1-schema.js";
 import type { JsonSchema } from "./json-schema-ref.js";

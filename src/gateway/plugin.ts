@@ -13,21 +13,21 @@ import type { Logger } from "pino";
 import type { AddressResolver } from "../auth/client-address.js";
 import type { KnownOrigins } from "../auth/origins.js";
 import type { TokenEndpoint } from "../auth/token-endpoint.js";
-import { NO_STORE, OPENAPI_CACHE_CONTROL } from "../cache-policy.js";
+import { NO_STORE, OPENAPI_CACHE_CONTROL } from "../caching/cache-policy.js";
 import { describeRpcError, TRACE_ID_HEADER } from "../errors/api-error.js";
 import { classify } from "../errors/classify.js";
-import { traceId, traceIdFrom } from "../services/context.js";
-import type { StreamTiming } from "../services/deps.js";
-import type { Services } from "../services/routes.js";
-import type { CallOpener } from "../services/admission.js";
-import { inRpcSpan } from "../services/guarded.js";
-import { drainRequest } from "../services/unread-bodies.js";
+import { traceId, traceIdFrom } from "../calls/context.js";
+import type { StreamTiming } from "../calls/feeds.js";
+import type { Services } from "../calls/connect-routes.js";
+import type { CallOpener } from "../calls/admission.js";
+import { inRpcSpan } from "../calls/guarded.js";
+import { drainRequest } from "../calls/unread-bodies.js";
 import { chooseEncoding, encodedBody, type EncodedBody, type Representation } from "./encoded-body.js";
 import { matchesIfNoneMatch } from "./http-cache.js";
 import { problemJson, problemOf, sendProblem, type Problem } from "./problem.js";
 import { restCallContext, type Query, type RestCallContext, type RestRoute } from "./rpc-call.js";
 import { OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
-import { REST_ROUTES, STREAM_ROUTES } from "./routes.js";
+import { REST_ROUTES, STREAM_ROUTES } from "./rest-routes.js";
 import { STREAM_HEADERS, writeStream, type StreamRoute } from "./sse.js";
 
 declare module "fastify" {
@@ -39,7 +39,7 @@ declare module "fastify" {
 
 export interface GatewayDeps {
   services: Services;
-  /** Opens a data call before its parameters are read: authentication first (services/admission.ts). */
+  /** Opens a data call before its parameters are read: authentication first (calls/admission.ts). */
   openCall: CallOpener;
   streamTiming: StreamTiming;
   tokenEndpoint: TokenEndpoint;

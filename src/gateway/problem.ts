@@ -2,9 +2,10 @@
 // code, params (only for codes that carry them) and traceId; no title or detail.
 
 import type { FastifyReply } from "fastify";
-import { NO_STORE } from "../cache-policy.js";
+import { NO_STORE } from "../caching/cache-policy.js";
 import { errorHeaders, type ApiError } from "../errors/api-error.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
+import { markProblemCode } from "../telemetry/request-metrics.js";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
@@ -20,15 +21,8 @@ export function problemOf(error: ApiError, traceId: string): Problem {
   return { code: error.code, params: { ...error.params }, traceId, headers: errorHeaders(error, traceId) };
 }
 
-const PROBLEM_CODE = Symbol("problem code");
-
-/** The code of the problem this reply sent, for the request metrics (telemetry/). */
-export function problemCodeOf(reply: FastifyReply): ErrorCode | undefined {
-  return (reply as FastifyReply & { [PROBLEM_CODE]?: ErrorCode })[PROBLEM_CODE];
-}
-
 export function sendProblem(reply: FastifyReply, errorsUrl: string, problem: Problem): FastifyReply {
-  (reply as FastifyReply & { [PROBLEM_CODE]?: ErrorCode })[PROBLEM_CODE] = problem.code;
+  markProblemCode(reply, problem.code);
   // An error is never cached: the next try may succeed. Bytes, not a string, so
   // Fastify adds no charset parameter: problem+json defines none (RFC 9457).
   return reply

@@ -32,7 +32,7 @@ import { EventResultsSchema, RaceResultsSchema, ResultRowSchema, StartGroupResul
 import { ListScopesResponseSchema, ScopeGrantSchema } from "../../gen/racing/v1/scopes_pb.js";
 import { GetTrackPageResponseSchema, TrackBoatSchema } from "../../gen/racing/v1/track_pb.js";
 import { SCOPES } from "../auth/scopes.js";
-import { STEP_KIND_ENUMS } from "../enum-words.js";
+import { STEP_KIND_ENUMS } from "../messages/enum-words.js";
 import { LANGUAGES } from "../insights/languages.js";
 import type { JsonSchema } from "./json-schema-ref.js";
 

@@ -6,9 +6,9 @@ import type { DescMethod, DescMethodUnary } from "@bufbuild/protobuf";
 import type { FastifySchema } from "fastify";
 // Brings the OpenAPI fields (summary, tags, security...) into FastifySchema.
 import type {} from "@fastify/swagger";
-import { NO_STORE as NO_STORE_VALUE, OPENAPI_CACHE_CONTROL, PRAGMA_NO_CACHE } from "../cache-policy.js";
+import { NO_STORE as NO_STORE_VALUE, OPENAPI_CACHE_CONTROL, PRAGMA_NO_CACHE } from "../caching/cache-policy.js";
 import type { DataBucket } from "../limits/policy.js";
-import { callErrors, callPolicy } from "../services/call-policies.js";
+import { callErrors, callPolicy } from "../calls/call-policies.js";
 import { oauthErrorOf } from "../auth/token-endpoint.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { ref, type JsonSchema } from "./json-schema-ref.js";

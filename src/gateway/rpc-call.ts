@@ -13,8 +13,8 @@ import {
 import type { HandlerContext } from "@connectrpc/connect";
 import type { FastifyRequest, FastifySchema } from "fastify";
 import type { AddressResolver } from "../auth/client-address.js";
-import { callContext } from "../services/context.js";
-import type { Services } from "../services/routes.js";
+import { callContext } from "../calls/context.js";
+import type { Services } from "../calls/connect-routes.js";
 import { RequestHeaders, ResponseHeaders } from "./record-headers.js";
 import { dataRouteSchema, type DataRouteDocs } from "./route-schemas.js";
 import { v1Body } from "./v1-json.js";

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { TRACE_ID_HEADER } from "../errors/api-error.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
-import { traceIdFrom } from "../services/context.js";
+import { traceIdFrom } from "../calls/context.js";
 import { PROBLEM_CONTENT_TYPE, problemJson, sendProblem } from "./problem.js";
 
 /**

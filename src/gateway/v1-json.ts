@@ -2,7 +2,7 @@
 // reflection): a property per field under its JSON name, in field order; an unset
 // field with explicit presence as null; 64-bit integers (epoch milliseconds) as JSON
 // numbers, never proto3 JSON's strings; Timestamps as ISO 8601 UTC with milliseconds;
-// enums as their words (enum-words.ts); repeated fields as arrays, a packed column as
+// enums as their words (messages/enum-words.ts); repeated fields as arrays, a packed column as
 // the message holds it (its NaN is written as null). A wrapper message annotated
 // `writtenAs` (rest-annotations.ts) is its one field. Its schema is v1-schema.ts's.
 //
@@ -12,7 +12,7 @@
 
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
-import { WORD_TABLES } from "../enum-words.js";
+import { WORD_TABLES } from "../messages/enum-words.js";
 import { dateTime } from "./date-time-json.js";
 import { ANNOTATIONS } from "./rest-annotations.js";
 
@@ -132,7 +132,7 @@ function hasPresence(field: DescField): boolean {
 
 function enumWriter(desc: DescEnum): Write {
   const table = WORD_TABLES.get(desc);
-  if (!table) throw new Error(`${desc.typeName} has no words (enum-words.ts)`);
+  if (!table) throw new Error(`${desc.typeName} has no words (messages/enum-words.ts)`);
   const words: string[] = [];
   for (const [word, value] of Object.entries(table)) words[value] = word;
   return (value: number) => words[value] ?? noWord(desc, value);

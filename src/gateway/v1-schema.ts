@@ -1,7 +1,7 @@
 // The JSON Schema of a response message's v1 JSON, derived from its descriptor as
 // v1-json.ts derives the JSON itself: a property per field in field order, all
 // required; a field with explicit presence nullable (default null); 64-bit integers as
-// JSON integers; Timestamps as date-times; enums as their words (enum-words.ts);
+// JSON integers; Timestamps as date-times; enums as their words (messages/enum-words.ts);
 // repeated fields as arrays, of a message as references to its component; a singular
 // message field inline. The annotations (rest-annotations.ts) add what a descriptor
 // cannot say. Fastify compiles these into each answer's serialiser (fast-json-stringify)
@@ -9,7 +9,7 @@
 
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { WORD_TABLES } from "../enum-words.js";
+import { WORD_TABLES } from "../messages/enum-words.js";
 import { ref, type JsonSchema } from "./json-schema-ref.js";
 import { ANNOTATIONS, FIELDS_BY_NAME } from "./rest-annotations.js";
 import { isTimestamp } from "./v1-json.js";
@@ -138,7 +138,7 @@ function scalarSchema(scalar: ScalarType): JsonSchema {
 /** The enum's words in the order of its values; UNSPECIFIED, which has none, is never sent. */
 export function enumSchema(desc: DescEnum): JsonSchema {
   const table = WORD_TABLES.get(desc);
-  if (!table) throw new Error(`${desc.typeName} has no words (enum-words.ts)`);
+  if (!table) throw new Error(`${desc.typeName} has no words (messages/enum-words.ts)`);
   const words = desc.values.flatMap((value) => Object.keys(table).filter((word) => table[word] === value.number));
   return { type: "string", enum: words };
 }

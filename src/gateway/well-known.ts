@@ -6,9 +6,9 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { authorizationServerMetadata, JWKS_CONTENT_TYPE, JWKS_PATH, jwkSet, METADATA_PATH } from "../auth/discovery.js";
 import type { KeyRing } from "../auth/key-ring.js";
-import { JWKS_CACHE_CONTROL, METADATA_CACHE_CONTROL } from "../cache-policy.js";
+import { JWKS_CACHE_CONTROL, METADATA_CACHE_CONTROL } from "../caching/cache-policy.js";
 import { classify } from "../errors/classify.js";
-import { traceIdFrom } from "../services/context.js";
+import { traceIdFrom } from "../calls/context.js";
 import { problemOf, sendProblem } from "./problem.js";
 
 export interface WellKnownDeps {

@@ -26,9 +26,6 @@ export const DEFAULT_PER_MINUTE: Readonly<Record<DataBucket, number>> = { genera
 /** The token endpoint's limit, per client_id and per caller IP alike. */
 export const TOKEN_REQUESTS_PER_MINUTE = 20;
 
-/** A 429 always says `Retry-After: 60`: fixed by the spec, not computed from the window. */
-export const RATE_LIMITED_RETRY_AFTER_SECONDS = 60;
-
 /**
  * The bucket a data call counts against: the spec shares the tracking bucket among the
  * tracking:read endpoints; writes have a bucket of their own, so a feeding platform

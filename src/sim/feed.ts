@@ -17,9 +17,9 @@ import {
   type RejectedFix,
   type RejectionCount,
 } from "../../gen/racing/v1/ingest_pb.js";
-import { createFixPusher } from "../ingest-client.js";
+import { createFixPusher } from "./ingest-client.js";
 import { MAX_FIXES_PER_BATCH } from "../domain/fix-rules.js";
-import { STATE_ENUMS, STEP_KIND_ENUMS } from "../enum-words.js";
+import { STATE_ENUMS, STEP_KIND_ENUMS } from "../messages/enum-words.js";
 import type { Scenario, StartGroup, StartGroupState as GroupState, Track } from "../domain/scenario.js";
 import { sliceScenario } from "./slice.js";
 

@@ -4,7 +4,7 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { NO_STORE } from "../cache-policy.js";
+import { NO_STORE } from "../caching/cache-policy.js";
 import { registry, startProcessMetrics } from "./metrics.js";
 
 export interface MetricsServer {

@@ -18,7 +18,7 @@ export function startProcessMetrics(): void {
   collectDefaultMetrics({ register: registry });
 }
 
-// Shared reads (src/shared-read.ts): each counts its hits, joins and loads in plain
+// Shared reads (caching/shared-read.ts): each counts its hits, joins and loads in plain
 // numbers, read here at scrape time and summed by cache name.
 export interface SharedReadFigures {
   readonly name: string;

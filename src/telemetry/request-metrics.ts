@@ -7,9 +7,20 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { describeRpcError } from "../errors/api-error.js";
-import { problemCodeOf } from "../gateway/problem.js";
+import type { ErrorCode } from "../errors/codes.js";
 import { registry } from "./metrics.js";
 import { apiErrorCode } from "./tracing.js";
+
+const PROBLEM_CODE = Symbol("problem code");
+
+/** Notes the code of the problem a reply sends (gateway/problem.ts), for the request counts. */
+export function markProblemCode(reply: FastifyReply, code: ErrorCode): void {
+  (reply as FastifyReply & { [PROBLEM_CODE]?: ErrorCode })[PROBLEM_CODE] = code;
+}
+
+function problemCodeOf(reply: FastifyReply): ErrorCode | undefined {
+  return (reply as FastifyReply & { [PROBLEM_CODE]?: ErrorCode })[PROBLEM_CODE];
+}
 
 export type Surface = "rest" | "connect" | "grpc-web" | "grpc";
 

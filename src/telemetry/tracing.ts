@@ -1,7 +1,7 @@
 // OpenTelemetry traces: a span for each HTTP request (instrumentation-http, which also
 // honours an incoming W3C traceparent), one for each RPC (rpcSpan, on every surface:
 // REST, Connect, gRPC-Web, gRPC) and one for each mysql2 query (instrumentation-mysql2),
-// exported over OTLP/HTTP. On only when OTEL_EXPORTER_OTLP_ENDPOINT is set (config.ts);
+// exported over OTLP/HTTP. On only when OTEL_EXPORTER_OTLP_ENDPOINT is set (composition/config.ts);
 // bin/race-api.js starts it before anything loads http or mysql2, which the
 // instrumentations patch as they load. Off, the SDK is never loaded and every hook here
 // is one test of `tracingOn`.
@@ -9,19 +9,19 @@
 import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
-import { tracingConfig, type TracingConfig } from "../config.js";
 import { ApiError, describeRpcError } from "../errors/api-error.js";
 
 export let tracingOn = false;
 
 const tracer = trace.getTracer("race-api");
 
-/** Starts the SDK when the environment asks for traces; returns what flushes and stops it. */
-export async function startTracingFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<(() => Promise<void>) | undefined> {
-  const settings = tracingConfig(env);
-  return settings ? startTracing(settings) : undefined;
+export interface TracingConfig {
+  /** Where spans are sent: OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, as the OTLP spec builds it. */
+  tracesUrl: string;
+  serviceName: string;
 }
 
+/** Starts the SDK; returns what flushes and stops it. */
 export async function startTracing(settings: TracingConfig): Promise<() => Promise<void>> {
   const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { MySQL2Instrumentation }] = await Promise.all([
     import("@opentelemetry/sdk-node"),

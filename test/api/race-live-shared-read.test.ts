@@ -8,7 +8,7 @@ import type * as grpc from "@grpc/grpc-js";
 import mysql, { type RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetRaceLiveRequestSchema, RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
-import { callContext } from "../../src/services/context.js";
+import { callContext } from "../../src/calls/context.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";
 import { bearer, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";

@@ -7,7 +7,7 @@
 import type { RowDataPacket } from "mysql2/promise";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifySecret } from "../../src/auth/secrets.js";
-import { clientsCommand } from "../../src/clients-cli.js";
+import { clientsCommand } from "../../src/commands/clients.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { raceApi, runMain, type Finished } from "../support/cli.js";
 import { useFreshDatabase } from "../support/database.js";

@@ -6,7 +6,7 @@
 import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importScenario } from "../../src/scenario/import.js";
-import { feedRace } from "../../src/feed-cli.js";
+import { feedRace } from "../../src/commands/feed.js";
 import { sliceScenario } from "../../src/sim/index.js";
 import { bearer, CLUB, identityScenario, OTHER_CLUB, secretOf, startApi, tokenFor, type Api } from "../support/api.js";
 import { raceApi, runMain } from "../support/cli.js";

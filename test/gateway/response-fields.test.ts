@@ -10,7 +10,7 @@ import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { COMPONENT_SCHEMAS, type JsonSchema } from "../../src/gateway/json-schemas.js";
-import { REST_ROUTES } from "../../src/gateway/routes.js";
+import { REST_ROUTES } from "../../src/gateway/rest-routes.js";
 import { serialiserFor } from "../support/rest-json.js";
 
 /** Values planted in the message, each found again (as itself or its date-time) in the bytes. */

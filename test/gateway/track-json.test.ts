@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GetTrackPageResponseSchema } from "../../gen/racing/v1/track_pb.js";
 import { writeWindowColumns } from "../../src/gateway/column-text.js";
-import { REST_ROUTES } from "../../src/gateway/routes.js";
+import { REST_ROUTES } from "../../src/gateway/rest-routes.js";
 import { stringifyTrackPage } from "../../src/gateway/track-json.js";
 import { serialiserFor } from "../support/rest-json.js";
 

@@ -10,9 +10,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { GetRaceLiveResponseSchema, RaceLiveSchema } from "../../gen/racing/v1/race_live_pb.js";
-import { WORD_TABLES } from "../../src/enum-words.js";
+import { WORD_TABLES } from "../../src/messages/enum-words.js";
 import { ANNOTATIONS } from "../../src/gateway/rest-annotations.js";
-import { REST_ROUTES, STREAM_ROUTES } from "../../src/gateway/routes.js";
+import { REST_ROUTES, STREAM_ROUTES } from "../../src/gateway/rest-routes.js";
 import { serialiserFor } from "../support/rest-json.js";
 
 const hasPresence = (field: DescField) => field.presence === FeatureSet_FieldPresence.EXPLICIT;

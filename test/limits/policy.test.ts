@@ -8,7 +8,7 @@ import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import { ERROR_CODES } from "../../src/errors/codes.js";
 import { clubLimits, standing } from "../../src/limits/policy.js";
-import { callPolicy } from "../../src/services/call-policies.js";
+import { callPolicy } from "../../src/calls/call-policies.js";
 
 describe("the rate-limit policy", () => {
   it("counts the tracking:read calls, streams included, against the tracking bucket and every other data call against general", () => {

@@ -10,7 +10,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFixPusher, createIngestClient, type IngestClient } from "../../src/ingest-client.js";
+import { createFixPusher, createIngestClient, type IngestClient } from "../../src/sim/ingest-client.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
 import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createDatabase, dropDatabase } from "../../src/store/database.js";
+import { createDatabase, dropDatabase } from "../../src/setup/database.js";
 import { migrate } from "../../src/store/migrate.js";
 import type { Migration } from "../../src/store/migrations.js";
 import { createPool, withDatabase, type Pool } from "../../src/store/pool.js";

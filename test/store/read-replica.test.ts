@@ -9,7 +9,7 @@ import mysql, { type RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importScenario } from "../../src/scenario/import.js";
 import type { Scenario } from "../../src/domain/scenario.js";
-import { RACE_MAX_AGE_MS } from "../../src/services/race-access.js";
+import { RACE_MAX_AGE_MS } from "../../src/reads/race-access.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool, type Pool } from "../../src/store/pool.js";
 import { bearer, CLUB, identityScenario, seedIdentities, startApi, tokenFor, type Api } from "../support/api.js";

@@ -5,12 +5,12 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll } from "vitest";
 import type { Logger } from "pino";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import type { Config } from "../../src/config.js";
+import type { Config } from "../../src/composition/config.js";
 import { importScenario } from "../../src/scenario/import.js";
 import type { Client, Scenario } from "../../src/domain/scenario.js";
-import type { Runtime, RuntimeConfig } from "../../src/runtime.js";
+import type { Runtime, RuntimeConfig } from "../../src/composition/runtime.js";
 import type { Pool } from "../../src/store/pool.js";
-import { startServer, type RunningServer } from "../../src/server.js";
+import { startServer, type RunningServer } from "../../src/composition/server.js";
 import { useFreshDatabase, type TestDatabase } from "./database.js";
 import { testRuntime } from "./runtime.js";
 

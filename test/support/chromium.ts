@@ -3,7 +3,7 @@
 // own here.
 
 import { chromium, type Browser } from "playwright-core";
-import { ensureDebianBinary } from "../../src/debian-packages.js";
+import { ensureDebianBinary } from "../../src/setup/debian-packages.js";
 
 // Root needs --no-sandbox. The rest keeps Chromium from reaching out (updates, sync, field
 // trials, QUIC probes) from a machine whose network is closed: left on, it floods it with

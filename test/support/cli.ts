@@ -17,7 +17,7 @@ export interface Finished {
 /** Runs a command to its end in this process: `main` with `env` over this process's environment. */
 export async function runMain(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
   // Loaded here: files that only spawn the bin need none of it.
-  const { main } = await import("../../src/cli.js");
+  const { main } = await import("../../src/commands/cli.js");
   let stdout = "";
   let stderr = "";
   const code = await main(args, {

@@ -3,7 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, inject } from "vitest";
-import { createDatabase, dropDatabase } from "../../src/store/database.js";
+import { createDatabase, dropDatabase } from "../../src/setup/database.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createPool, withDatabase, type Pool } from "../../src/store/pool.js";
 

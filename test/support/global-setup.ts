@@ -2,7 +2,7 @@
 // bootstrap the demo uses) and hands its address to every test file.
 
 import type { TestProject } from "vitest/node";
-import { ensureLocalServer } from "../../src/store/local-server.js";
+import { ensureLocalServer } from "../../src/setup/local-mariadb.js";
 import { withDatabase } from "../../src/store/pool.js";
 
 declare module "vitest" {

@@ -8,11 +8,11 @@ import type { DescService } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
-import { buildApp } from "../../src/app.js";
+import { buildApp } from "../../src/composition/app.js";
 import type { Scenario } from "../../src/domain/scenario.js";
-import type { Runtime, RuntimeConfig } from "../../src/runtime.js";
-import { callContext } from "../../src/services/context.js";
-import { connectRoutes } from "../../src/services/routes.js";
+import type { Runtime, RuntimeConfig } from "../../src/composition/runtime.js";
+import { callContext } from "../../src/calls/context.js";
+import { connectRoutes } from "../../src/calls/connect-routes.js";
 import { secretOf, seedIdentities } from "./api.js";
 import { useFreshDatabase, type TestDatabase } from "./database.js";
 import { testRuntime } from "./runtime.js";
@@ -94,7 +94,7 @@ export function useInProcessApi(
     fetch: fetchInProcess,
     tokenFor,
     client(service, address = "127.0.0.1") {
-      // What the listeners hand every call (services/context.ts): the caller's address and a trace id.
+      // What the listeners hand every call (calls/context.ts): the caller's address and a trace id.
       const routes = connectRoutes(started().runtime);
       const transport = createRouterTransport((router) => {
         routes(router);

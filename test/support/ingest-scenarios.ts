@@ -4,7 +4,7 @@
 import { Code, createClient, createRouterTransport, ConnectError, type Client } from "@connectrpc/connect";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
-import type { Runtime } from "../../src/runtime.js";
+import type { Runtime } from "../../src/composition/runtime.js";
 import type { Scenario } from "../../src/domain/scenario.js";
 import { CLUB, CO_HOST_CLUB, OTHER_CLUB, secretOf } from "./api.js";
 import { entry, MINUTE, sharedEvent, uuid } from "./race-scenarios.js";

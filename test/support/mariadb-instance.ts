@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import mysql, { type RowDataPacket } from "mysql2/promise";
-import { ensureLocalServer } from "../../src/store/local-server.js";
+import { ensureLocalServer } from "../../src/setup/local-mariadb.js";
 import { freePort } from "./ports.js";
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
-import { ensureDebianBinary } from "../../src/debian-packages.js";
+import { ensureDebianBinary } from "../../src/setup/debian-packages.js";
 import { stopProcess } from "./process.js";
 import { freePort } from "./ports.js";
 

@@ -5,7 +5,7 @@
 import type { DescMethodUnary } from "@bufbuild/protobuf";
 import Fastify from "fastify";
 import { COMPONENT_SCHEMAS, type JsonSchema } from "../../src/gateway/json-schemas.js";
-import { REST_ROUTES } from "../../src/gateway/routes.js";
+import { REST_ROUTES } from "../../src/gateway/rest-routes.js";
 import type { RestRoute } from "../../src/gateway/rpc-call.js";
 
 const serialisers = new Map<RestRoute, (json: unknown) => string>();

@@ -1,8 +1,8 @@
 // A real runtime (services, guard, limits, token endpoint) over a test file's database.
 
 import { pino, type Logger } from "pino";
-import { loadConfig } from "../../src/config.js";
-import { createRuntime, type Runtime, type RuntimeConfig } from "../../src/runtime.js";
+import { loadConfig } from "../../src/composition/config.js";
+import { createRuntime, type Runtime, type RuntimeConfig } from "../../src/composition/runtime.js";
 import type { TestDatabase } from "./database.js";
 
 export const TEST_BASE_URL = "http://race-api.test";

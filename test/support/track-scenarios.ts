@@ -17,7 +17,7 @@ import {
   type GetTrackPageResponse,
 } from "../../gen/racing/v1/track_pb.js";
 import type { Entry, Scenario, Track } from "../../src/domain/scenario.js";
-import { callContext } from "../../src/services/context.js";
+import { callContext } from "../../src/calls/context.js";
 import { CLUB, identityScenario, OTHER_CLUB, type Api } from "./api.js";
 
 export const MINUTE = 60_000;

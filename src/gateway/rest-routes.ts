@@ -1,0 +1,226 @@
+// The REST-to-RPC table: one row per /api/v1 path, read top to bottom. Each answer is
+// the v1 JSON of the RPC's response message, derived from its descriptor with its
+// schema (v1-json.ts, v1-schema.ts, rest-annotations.ts): a new endpoint is a proto
+// message and a row here.
+
+import type { FastifyRequest } from "fastify";
+import { EventService } from "../../gen/racing/v1/event_pb.js";
+import { GetLiveInsightsResponseSchema, LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { RaceLiveSchema, RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
+import { ResultsService } from "../../gen/racing/v1/results_pb.js";
+import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
+import { TrackService } from "../../gen/racing/v1/track_pb.js";
+import {
+  EVENT_LIVE_CACHE_CONTROL,
+  EVENTS_CACHE_CONTROL,
+  IMMUTABLE_CACHE_CONTROL,
+  INSIGHTS_CACHE_CONTROL_PATTERN,
+  INSIGHTS_MAX_AGE_S,
+  LIVE_CACHE_CONTROL,
+  NEAR_NOW_CACHE_CONTROL,
+  RESULTS_CACHE_CONTROL,
+  SCOPES_CACHE_CONTROL,
+} from "../caching/cache-policy.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/paging.js";
+import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
+import { streamRoute, type StreamRoute } from "./sse.js";
+import { stringifyTrackPage, TRACK_QUERY, trackPageRequest } from "./track-json.js";
+
+const RACE_ID = {
+  type: "object",
+  required: ["raceId"],
+  properties: {
+    raceId: {
+      type: "string",
+      description: "UUID of the race, from the event live status. Any other value, malformed ones included, answers 404 RACE_NOT_FOUND.",
+    },
+  },
+};
+const EVENT_ID = {
+  type: "object",
+  required: ["eventId"],
+  properties: {
+    eventId: {
+      type: "string",
+      description: "UUID of the event, from the events list. Any other value, malformed ones included, answers 404 EVENT_NOT_FOUND.",
+    },
+  },
+};
+const raceId = (request: FastifyRequest) => ({ raceId: (request.params as { raceId: string }).raceId });
+const eventId = (request: FastifyRequest) => ({ eventId: (request.params as { eventId: string }).eventId });
+
+const lastEventId = (request: FastifyRequest) => (request.headers as { "last-event-id"?: string })["last-event-id"] ?? "";
+const LANG_QUERY = {
+  type: "object",
+  properties: {
+    lang: {
+      type: "string",
+      description:
+        "en, tr, de, fr, es, it, ru, el or nb; case-insensitive, a region suffix (en-GB) is dropped. Anything else, or none, is en: lang never answers 400.",
+      examples: ["de"],
+    },
+  },
+};
+// lang never answers 400: a repeated one counts once, and any value falls back to en in the service.
+const firstLang = (query: Query) => {
+  if (Array.isArray(query.lang)) query.lang = query.lang[0];
+};
+const lang = (request: FastifyRequest) => (request.query as { lang?: string }).lang ?? "";
+
+export const REST_ROUTES: readonly RestRoute[] = [
+  restRoute({
+    path: "/events",
+    rpc: EventService.method.listEvents,
+    implementation: (services) => services.events.listEvents,
+    tag: "Events",
+    summary: "List the club's events",
+    description:
+      "The events this client's club owns or co-hosts, newest start date first, events without a start date last, ties by id; a new event does not reshuffle the others. At most 1000 events are reachable by paging.",
+    querystring: {
+      type: "object",
+      properties: {
+        page: { type: "integer", format: "int32", minimum: 1, maximum: 2 ** 31 - 1, default: 1, description: "Page number, from 1." },
+        pageSize: {
+          type: "integer",
+          format: "int32",
+          minimum: 1,
+          maximum: MAX_PAGE_SIZE,
+          default: DEFAULT_PAGE_SIZE,
+          description: "Events per page.",
+        },
+      },
+    },
+    request: (request) => request.query as { page: number; pageSize: number },
+    cacheControl: { enum: [EVENTS_CACHE_CONTROL] },
+  }),
+  restRoute({
+    path: "/events/:eventId/live",
+    rpc: EventService.method.getEventLive,
+    implementation: (services) => services.events.getEventLive,
+    tag: "Events",
+    summary: "Event live status: which race to follow",
+    description:
+      "The event's races by race number, each with its broadcast-active flag and its start groups' states, gun and finish times.",
+    params: EVENT_ID,
+    request: eventId,
+    responseBody: "eventLive",
+    cacheControl: { enum: [EVENT_LIVE_CACHE_CONTROL] },
+  }),
+  restRoute({
+    path: "/events/:eventId/results",
+    rpc: ResultsService.method.getEventResults,
+    implementation: (services) => services.results.getEventResults,
+    tag: "Results",
+    summary: "Official results of an event",
+    description:
+      "The results the club published for every race of the event (provisional or final), never the unofficial live order. Results are not tracking data: they are served whether or not the event shares tracking.",
+    params: EVENT_ID,
+    request: eventId,
+    responseBody: "eventResults",
+    cacheControl: { enum: [RESULTS_CACHE_CONTROL] },
+  }),
+  restRoute({
+    path: "/races/:raceId/live",
+    rpc: RaceLiveService.method.getRaceLive,
+    implementation: (services) => services.raceLive.getRaceLive,
+    tag: "Races",
+    summary: "Race live: positions, wind and live order",
+    description:
+      "Each start group's newest position, speed and heading per boat, the newest committee wind reading and the unofficial live order, as of dataAsOf (now minus the event's delay). One shared read per race every 2 seconds: poll with If-None-Match.",
+    params: RACE_ID,
+    request: raceId,
+    responseBody: "raceLive",
+    cacheControl: { enum: [LIVE_CACHE_CONTROL] },
+    dataAsOf: true,
+  }),
+  restRoute({
+    path: "/races/:raceId/live/insights",
+    rpc: LiveInsightsService.method.getLiveInsights,
+    implementation: (services) => services.liveInsights.getLiveInsights,
+    tag: "Races",
+    summary: "Live insights: commentary lines",
+    description:
+      "Lead changes, mark roundings, places gained, finishes and wind shifts of the last 15 minutes, newest first, each with a sentence in the requested language and machine-readable fields. Generated at most once a minute per race: poll every 15 to 60 seconds.",
+    params: RACE_ID,
+    querystring: LANG_QUERY,
+    normalizeQuery: firstLang,
+    request: (request) => ({ ...raceId(request), lang: lang(request) }),
+    cacheControl: {
+      pattern: INSIGHTS_CACHE_CONTROL_PATTERN,
+      description: `Private; max-age is the seconds until the next generation, at most ${INSIGHTS_MAX_AGE_S}.`,
+    },
+    dataAsOf: true,
+  }),
+  restRoute({
+    path: "/races/:raceId/track",
+    rpc: TrackService.method.getTrackPage,
+    implementation: (services) => services.track.getTrackPage,
+    tag: "Races",
+    summary: "Track history, one page of up to 10 minutes",
+    description: `The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour. A start group with no gun time yet has no such window: setting the gun can still fill any of its windows, so each is sent ${NEAR_NOW_CACHE_CONTROL}, however old.`,
+    params: RACE_ID,
+    querystring: TRACK_QUERY,
+    request: trackPageRequest,
+    cacheControl: {
+      enum: [IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL],
+      description: `${IMMUTABLE_CACHE_CONTROL} for a window ending at least 2 minutes before the delayed cut-off of a start group with a gun time; otherwise ${NEAR_NOW_CACHE_CONTROL}, also for every window of a group with no gun time yet (setting the gun can fill it).`,
+    },
+    dataAsOf: true,
+    stringify: stringifyTrackPage,
+  }),
+  restRoute({
+    path: "/races/:raceId/results",
+    rpc: ResultsService.method.getRaceResults,
+    implementation: (services) => services.results.getRaceResults,
+    tag: "Results",
+    summary: "Official results of a race",
+    description: "The results the club published for the race's start groups (provisional or final), never the unofficial live order.",
+    params: RACE_ID,
+    request: raceId,
+    responseBody: "raceResults",
+    cacheControl: { enum: [RESULTS_CACHE_CONTROL] },
+  }),
+  restRoute({
+    path: "/scopes",
+    rpc: ScopeService.method.listScopes,
+    implementation: (services) => services.scopes.listScopes,
+    tag: "Access",
+    summary: "The API's scopes, and which ones this token holds",
+    description: "Every scope of the API with what it grants, and whether the calling token holds it.",
+    request: () => ({}),
+    cacheControl: { enum: [SCOPES_CACHE_CONTROL] },
+  }),
+];
+
+/** The Watch streams as Server-Sent Events (sse.ts). */
+export const STREAM_ROUTES: readonly StreamRoute[] = [
+  streamRoute({
+    path: "/races/:raceId/live/stream",
+    rpc: RaceLiveService.method.watchRaceLive,
+    implementation: (services) => services.raceLive.watchRaceLive,
+    tag: "Races",
+    summary: "Race live, pushed: a stream of race live states",
+    description:
+      "The race live object now, then each new one as the shared read produces it (at most every 2 seconds), instead of polling.",
+    params: RACE_ID,
+    request: (request) => ({ ...raceId(request), resumeAfter: lastEventId(request) }),
+    eventName: "live",
+    body: RaceLiveSchema,
+    event: ({ event }) => (event.case === "live" ? { id: event.value.eventId, body: event.value.raceLive! } : null),
+  }),
+  streamRoute({
+    path: "/races/:raceId/live/insights/stream",
+    rpc: LiveInsightsService.method.watchLiveInsights,
+    implementation: (services) => services.liveInsights.watchLiveInsights,
+    tag: "Races",
+    summary: "Live insights, pushed: a stream of insights answers",
+    description: "The insights answer now, then the answer of each new generation (at most one a minute), instead of polling.",
+    params: RACE_ID,
+    querystring: LANG_QUERY,
+    normalizeQuery: firstLang,
+    request: (request) => ({ ...raceId(request), lang: lang(request), resumeAfter: lastEventId(request) }),
+    eventName: "insights",
+    body: GetLiveInsightsResponseSchema,
+    event: ({ event }) => (event.case === "insights" ? { id: event.value.eventId, body: event.value.answer! } : null),
+  }),
+];
