@@ -1,5 +1,5 @@
-// The CPU an uncached live read costs this process (the statements of one live answer
-// of a 100-boat race, their rows parsed into records), through the service's pool
+// The CPU an uncached live read costs this process (one live answer of a 100-boat
+// race, read and built by the service's own code), through the service's pool
 // against the same statements through a plain mysql2 pool with the driver's own
 // parsing: the pool's exact numbers (store/pool.ts) must not make the read dearer.
 // Rounds alternate the two; CPU seconds (process.cpuUsage) per read, medians compared.
@@ -7,16 +7,13 @@
 
 import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
-import { captureWindow, dataAsOf } from "../src/domain/race-time.js";
+import { readRaceLive } from "../src/reads/race-live.js";
 import { importScenario } from "../src/scenario/import.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { boatKey, groupBoats, phoneFinishes } from "../src/store/boats.js";
 import { createDatabase, dropDatabase } from "../src/setup/database.js";
-import { newestFixes } from "../src/store/fixes.js";
 import { ensureLocalServer } from "../src/setup/local-mariadb.js";
 import { migrate } from "../src/store/migrate.js";
 import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
-import { appliedCourses, newestLiveOrders, newestWind } from "../src/store/race-live.js";
 import { findRace, type RaceRecord } from "../src/store/races.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
@@ -43,26 +40,10 @@ const servicePool = createPool(url, { connectionLimit: 4 });
 // The baseline: the driver as it comes, with the pool options that change parsing alike.
 const plainPool = mysql.createPool({ uri: url, timezone: "Z", connectionLimit: 4, supportBigNumbers: true, decimalNumbers: true });
 
-/** The statements of one live answer (reads/race-live.ts readAnswer), without building the message. */
+/** One uncached live read through `pool`: the service's own (reads/race-live.ts). */
 async function liveRead(pool: Pool, race: RaceRecord): Promise<number> {
-  const asOf = dataAsOf(Date.now(), race.event.delaySeconds);
-  const groupIds = race.startGroups.map((group) => group.id);
-  const [members, finishes, wind, courses, orders] = await Promise.all([
-    groupBoats(pool, groupIds),
-    phoneFinishes(pool, groupIds, asOf),
-    newestWind(pool, groupIds, asOf),
-    appliedCourses(pool, groupIds, asOf),
-    newestLiveOrders(pool, groupIds, asOf),
-  ]);
-  const gun = race.startGroups[0]!.gunMs;
-  const seeks = members.flatMap((member) => {
-    const window = captureWindow(gun, finishes.get(boatKey(member.startGroupId, member.entryId)) ?? null);
-    return window
-      ? [{ startGroupId: member.startGroupId, entryId: member.entryId, fromMs: window.fromMs, toMs: Math.min(window.untilMs - 1, asOf) }]
-      : [];
-  });
-  const fixes = await newestFixes(pool, seeks);
-  return fixes.length + wind.length + courses.size + orders.size;
+  const { answer } = await readRaceLive(pool, race, Date.now());
+  return answer.raceLive?.startGroups.reduce((n, group) => n + group.boats.length, 0) ?? 0;
 }
 
 /** CPU microseconds of this process per live read, over READS reads one after another. */
@@ -75,7 +56,7 @@ async function cpuPerRead(pool: Pool): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const plainPoolAsPool = plainPool as unknown as Pool;
-console.log(`live read: ${await liveRead(servicePool, race)} fixes and readings per read`);
+console.log(`live read: ${await liveRead(servicePool, race)} boats per read`);
 await cpuPerRead(plainPoolAsPool); // warm-up: V8 compiles both paths before anything is counted
 await cpuPerRead(servicePool);
 const plain: number[] = [];

@@ -73,7 +73,8 @@ export function raceLiveService(deps: ServiceDeps): ServiceImpl<typeof RaceLiveS
 }
 
 /** One shared read: the race as of now minus its event's delay. */
-async function readRaceLive(pool: Pool, race: RaceRecord, nowMs: number): Promise<LiveRead> {
+/** One uncached live read of `race` at `nowMs` (also what bench/live-read-cpu.ts measures). */
+export async function readRaceLive(pool: Pool, race: RaceRecord, nowMs: number): Promise<LiveRead> {
   const asOf = dataAsOf(nowMs, race.event.delaySeconds);
   return { answer: await readAnswer(pool, race, asOf), dataAsOf: new Date(asOf).toISOString() };
 }
