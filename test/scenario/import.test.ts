@@ -276,6 +276,24 @@ describe("a refused file", () => {
       /strictly ascending/,
     ],
     [
+      "has a race number its column cannot hold",
+      (s) => {
+        s.events[0]!.races[0]!.raceNo = 2 ** 31;
+        return s;
+      },
+      "$.events[0].races[0].raceNo",
+      /must be <= 2147483647/,
+    ],
+    [
+      "has a rate limit its column cannot hold",
+      (s) => {
+        s.clubs[0]!.rateLimitPerMinute = 2 ** 32;
+        return s;
+      },
+      "$.clubs[0].rateLimitPerMinute",
+      /must be <= 4294967295/,
+    ],
+    [
       "repeats an id",
       (s) => {
         s.events[0]!.entries[1]!.id = IDS.entryA;
