@@ -41,7 +41,8 @@ export function courseLengthM(legs: readonly CourseLeg[], twdDeg: number): numbe
 
 export interface BoatStanding {
   entryId: string;
-  progressM: number;
+  /** Null for a boat with no fix yet: it ranks last, with no gap. */
+  progressM: number | null;
   finishedAtMs: number | null;
   /** VMG over the last 60 s toward the next mark; null when unknown. */
   vmg60Kn: number | null;
@@ -49,7 +50,7 @@ export interface BoatStanding {
 
 export interface RankedBoat extends BoatStanding {
   progressRank: number;
-  distanceBehindLeaderM: number;
+  distanceBehindLeaderM: number | null;
   timeBehindLeaderSeconds: number | null;
 }
 
@@ -62,12 +63,12 @@ export function rankByProgress(boats: readonly BoatStanding[]): RankedBoat[] {
   const ordered = [...boats].sort(
     (a, b) =>
       (a.finishedAtMs ?? Number.POSITIVE_INFINITY) - (b.finishedAtMs ?? Number.POSITIVE_INFINITY) ||
-      b.progressM - a.progressM ||
+      (b.progressM ?? Number.NEGATIVE_INFINITY) - (a.progressM ?? Number.NEGATIVE_INFINITY) ||
       a.entryId.localeCompare(b.entryId),
   );
   const leader = ordered[0];
   return ordered.map((boat, i) => {
-    const distanceBehindLeaderM = Math.max(0, leader!.progressM - boat.progressM);
+    const distanceBehindLeaderM = boat.progressM === null ? null : Math.max(0, (leader!.progressM ?? 0) - boat.progressM);
     return {
       ...boat,
       progressRank: i + 1,
@@ -77,7 +78,8 @@ export function rankByProgress(boats: readonly BoatStanding[]): RankedBoat[] {
   });
 }
 
-function timeBehind(boat: BoatStanding, leader: BoatStanding, distanceBehindM: number): number | null {
+function timeBehind(boat: BoatStanding, leader: BoatStanding, distanceBehindM: number | null): number | null {
+  if (distanceBehindM === null) return null;
   if (boat.finishedAtMs !== null && leader.finishedAtMs !== null) return (boat.finishedAtMs - leader.finishedAtMs) / 1000;
   if (distanceBehindM === 0) return 0;
   if (boat.vmg60Kn === null || boat.vmg60Kn <= 0) return null;

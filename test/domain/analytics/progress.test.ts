@@ -75,3 +75,16 @@ describe("isStale", () => {
     expect(isStale(0, 100_000, true)).toBe(false);
   });
 });
+
+describe("rankByProgress without a fix", () => {
+  it("ranks a boat with no progress yet last, with no gap", () => {
+    const ranked = rankByProgress([
+      { entryId: "silent", progressM: null, finishedAtMs: null, vmg60Kn: null },
+      { entryId: "sailing", progressM: 100, finishedAtMs: null, vmg60Kn: 4 },
+    ]);
+    expect(ranked.map((b) => [b.entryId, b.distanceBehindLeaderM, b.timeBehindLeaderSeconds])).toEqual([
+      ["sailing", 0, 0],
+      ["silent", null, null],
+    ]);
+  });
+});
