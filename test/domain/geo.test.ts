@@ -31,6 +31,11 @@ describe("haversineDistanceM", () => {
 });
 
 describe("initialBearingDeg", () => {
+  it("matches a published initial bearing (Land's End to John o' Groats, 009°07′11″)", () => {
+    const bearing = initialBearingDeg({ lat: 50.06639, lon: -5.71472 }, { lat: 58.64389, lon: -3.07 });
+    expect(bearing).toBeCloseTo(9 + 7 / 60 + 11 / 3600, 1);
+  });
+
   it("points north, east, south and west", () => {
     expect(initialBearingDeg(solent, { lat: 50.8, lon: -1.3 })).toBeCloseTo(0, 6);
     expect(initialBearingDeg({ lat: 0, lon: 0 }, { lat: 0, lon: 1 })).toBeCloseTo(90, 6);

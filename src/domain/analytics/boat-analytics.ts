@@ -1,0 +1,153 @@
+// One boat's analytics state through a race, built incrementally: the jump filter, the
+// recent track, its step passings and its manoeuvres, and what it shows at a moment.
+//
+// How a caller feeds it: one BoatAnalytics per boat and start group, fixes pushed in time
+// order (append only: each push costs the new fix and the last minute of track, never the
+// race so far), each with the wind direction in force at the fix (the newest committee
+// reading at or before it). When a new course version applies, call `changeCourse` before
+// pushing its first fix; a phone-recorded finish goes to `recordFinish`. To answer, call
+// `snapshot` with dataAsOf and the wind then, for each boat of the start group, and hand
+// the standings to `rankByProgress` (progress.ts). After a restart, rebuild by pushing
+// the race's fixes from the database in order.
+
+import type { LatLon } from "../geo.js";
+import type { CourseStep } from "../scenario.js";
+import { type CourseLeg, courseLegs, distanceToStepM, type LegKind, vmgAxisDeg } from "./course.js";
+import {
+  type Fix,
+  JumpFilter,
+  DEFAULT_MAX_SPEED_KN,
+  trueWindAngleDeg,
+  velocityOver,
+  vmgAlongKn,
+  VELOCITY_WINDOW_MS,
+} from "./kinematics.js";
+import { type Manoeuvre, ManoeuvreDetector } from "./manoeuvres.js";
+import { type StepPassing, StepPassings } from "./passings.js";
+import { courseLengthM, courseProgressM, isStale, TIME_BEHIND_VMG_WINDOW_MS } from "./progress.js";
+
+export interface BoatSnapshot {
+  /** 0 before the start, null after the finish. */
+  legIndex: number | null;
+  legKind: LegKind | null;
+  distanceToNextMarkM: number | null;
+  /** Null before the boat's first fix. */
+  progressM: number | null;
+  sogKn: number | null;
+  cogDeg: number | null;
+  vmgKn: number | null;
+  /** VMG over the last 60 s, for the time behind the leader. */
+  vmg60Kn: number | null;
+  twaDeg: number | null;
+  startedAtMs: number | null;
+  finishedAtMs: number | null;
+  /** The newest fix kept; null before the first. */
+  fixTimeMs: number | null;
+  stale: boolean;
+  ignoredFixes: number;
+  lastManoeuvre: Manoeuvre | null;
+}
+
+export interface BoatAnalyticsOptions {
+  steps: readonly CourseStep[];
+  gunMs: number | null;
+  maxSpeedKn?: number;
+}
+
+export class BoatAnalytics {
+  readonly manoeuvres: Manoeuvre[] = [];
+  private readonly filter: JumpFilter;
+  private readonly stepPassings: StepPassings;
+  private readonly detector = new ManoeuvreDetector();
+  /** The kept fixes of the last minute, for speed, course and VMG. */
+  private recent: Fix[] = [];
+  private newestReceivedMs: number | null = null;
+  private steps: readonly CourseStep[];
+  /** The legs under the last wind asked for: the wind changes every few minutes, fixes every second. */
+  private legsCache: { steps: readonly CourseStep[]; twdDeg: number; legs: CourseLeg[] } | null = null;
+
+  constructor(options: BoatAnalyticsOptions) {
+    this.steps = options.steps;
+    this.filter = new JumpFilter(options.maxSpeedKn ?? DEFAULT_MAX_SPEED_KN);
+    this.stepPassings = new StepPassings(options.steps, options.gunMs);
+  }
+
+  get passings(): readonly StepPassing[] {
+    return this.stepPassings.passings;
+  }
+
+  changeCourse(steps: readonly CourseStep[]): void {
+    this.steps = steps;
+    this.stepPassings.changeCourse(steps);
+  }
+
+  recordFinish(atMs: number): void {
+    this.stepPassings.recordFinish(atMs);
+  }
+
+  /** Takes the boat's next fix, with the wind direction in force at it. */
+  push(fix: Fix, twdDeg: number): void {
+    if (this.newestReceivedMs === null || fix.tMs > this.newestReceivedMs) this.newestReceivedMs = fix.tMs;
+    const kept = this.filter.push(fix);
+    if (kept === null) return;
+    this.recent.push(kept);
+    const windowStart = this.recent.findIndex((f) => f.tMs >= kept.tMs - TIME_BEHIND_VMG_WINDOW_MS);
+    if (windowStart > 1) this.recent.splice(0, windowStart - 1);
+    this.stepPassings.consume(kept);
+    const leg = this.currentLeg(twdDeg);
+    const axisDeg = leg === null ? twdDeg : vmgAxisDeg(leg, twdDeg, kept);
+    this.manoeuvres.push(...this.detector.consume(kept, { twdDeg, axisDeg }));
+  }
+
+  /** What the boat shows at dataAsOf under the wind then. */
+  snapshot(dataAsOfMs: number, twdDeg: number): BoatSnapshot {
+    const position: LatLon | undefined = this.recent.at(-1);
+    const finish = this.stepPassings.finished ? this.passings.at(-1)! : null;
+    const start = this.passings[0]?.stepKind === "start" ? this.passings[0] : null;
+    const legs = this.legs(twdDeg);
+    const legIndex = finish !== null ? null : this.stepPassings.passedCount;
+    const leg = legIndex === null ? null : (legs[legIndex - 1] ?? null);
+    const nextStep = legIndex === null ? undefined : this.steps[legIndex];
+    const velocity = velocityOver(this.recent, VELOCITY_WINDOW_MS);
+    const axisDeg = leg !== null && position !== undefined ? vmgAxisDeg(leg, twdDeg, position) : null;
+    const over60 = velocityOver(this.recent, TIME_BEHIND_VMG_WINDOW_MS);
+    return {
+      legIndex,
+      legKind: leg?.kind ?? null,
+      distanceToNextMarkM: position !== undefined && nextStep !== undefined ? distanceToStepM(position, nextStep) : null,
+      progressM: this.progressM(legs, legIndex, position, twdDeg),
+      sogKn: velocity?.sogKn ?? null,
+      cogDeg: velocity?.cogDeg ?? null,
+      vmgKn: velocity !== null && axisDeg !== null ? vmgAlongKn(velocity, axisDeg) : null,
+      vmg60Kn: over60 !== null && axisDeg !== null ? vmgAlongKn(over60, axisDeg) : null,
+      twaDeg: velocity?.cogDeg != null ? trueWindAngleDeg(twdDeg, velocity.cogDeg) : null,
+      startedAtMs: start?.atMs ?? null,
+      finishedAtMs: finish?.atMs ?? null,
+      fixTimeMs: position === undefined ? null : this.recent.at(-1)!.tMs,
+      stale: isStale(this.newestReceivedMs, dataAsOfMs, finish !== null),
+      ignoredFixes: this.filter.ignored,
+      lastManoeuvre: this.manoeuvres.at(-1) ?? null,
+    };
+  }
+
+  private currentLeg(twdDeg: number): CourseLeg | null {
+    if (this.stepPassings.finished || this.stepPassings.passedCount === 0) return null;
+    return this.legs(twdDeg)[this.stepPassings.passedCount - 1] ?? null;
+  }
+
+  private legs(twdDeg: number): CourseLeg[] {
+    const cached = this.legsCache;
+    if (cached !== null && cached.steps === this.steps && cached.twdDeg === twdDeg) return cached.legs;
+    const legs = courseLegs(this.steps, twdDeg);
+    this.legsCache = { steps: this.steps, twdDeg, legs };
+    return legs;
+  }
+
+  private progressM(legs: CourseLeg[], legIndex: number | null, position: LatLon | undefined, twdDeg: number): number | null {
+    if (legIndex === null) return courseLengthM(legs, twdDeg);
+    if (position === undefined) return null;
+    const firstStep = this.steps[0];
+    const toStartM = legIndex === 0 && firstStep !== undefined ? distanceToStepM(position, firstStep) : 0;
+    return courseProgressM(legs, legIndex, position, twdDeg, toStartM);
+  }
+}

@@ -1,0 +1,224 @@
+// Tacks, gybes and penalty turns found in a boat's track, each with its time, position,
+// course before and after, duration and loss (the contract's "Manoeuvres").
+//
+// A caller feeds the boat's kept fixes (after the jump filter) in time order to
+// `consume`, each with the wind direction and the axis toward the next mark in force at
+// it; a manoeuvre comes back once its loss is known, 30 s after its end. Each call costs
+// the fixes of the last minute or so, never the whole track.
+//
+// How: headings are taken over 6 s chords (so a fix's GPS noise moves them by a few
+// degrees, not tens), a heading is steady when the headings of the 6 s before are all within 10° of it,
+// and everything between two steady headings is one turn. A turn that puts the wind on
+// the other side is a tack or gybe; one that turns through 300° within 60 s is a penalty
+// turn, however many times the wind crossed the bow and stern on the way round.
+
+import { angleDifferenceDegrees, haversineDistanceM, initialBearingDeg, type LatLon } from "../geo.js";
+import { displacementAlongM, interpolate } from "./geometry.js";
+import { type Fix, KNOT_M_PER_S, trueWindAngleDeg } from "./kinematics.js";
+
+export type ManoeuvreKind = "tack" | "gybe" | "penaltyTurn";
+
+export interface Manoeuvre extends LatLon {
+  kind: ManoeuvreKind;
+  /** When the bow or stern crossed the wind; a penalty turn's start. */
+  atMs: number;
+  cogBeforeDeg: number;
+  cogAfterDeg: number;
+  durationSeconds: number;
+  /** Null when the track has nothing before the turn to take the VMG from. */
+  lossM: number | null;
+}
+
+export interface WindContext {
+  twdDeg: number;
+  /** Toward the next mark: the wind axis on beats and runs, the mark on reaches. */
+  axisDeg: number;
+}
+
+/** Headings are chords over this span. */
+export const HEADING_SPAN_MS = 6_000;
+/** A heading with every heading of the span before within this of it is steady. */
+export const STEADY_TOLERANCE_DEG = 10;
+/** Below this speed over the chord a heading means nothing (a boat at anchor, drifting). */
+export const MIN_MANOEUVRE_SPEED_KN = 1.5;
+/** A tack or gybe turns through at least this much between its steady courses. */
+export const MIN_TURN_DEG = 30;
+/** The wind must be clearly on a side before and after: |TWA| within [15, 165]. */
+export const CLEAR_SIDE_MARGIN_DEG = 15;
+export const PENALTY_TURN_DEG = 300;
+export const PENALTY_WINDOW_MS = 60_000;
+/** Loss runs from the turn's start to this long after its end, against the VMG of as long before it. */
+export const LOSS_WINDOW_MS = 30_000;
+/** A turn unsteady for longer than this (milling before the start) is no manoeuvre: forget it. */
+export const LONGEST_TURN_MS = 120_000;
+
+interface Heading extends LatLon {
+  tMs: number;
+  deg: number;
+  /** Cumulative turn since the first heading: +clockwise. */
+  unwrappedDeg: number;
+  twaDeg: number;
+}
+
+interface Crossing extends LatLon {
+  tMs: number;
+  bow: boolean;
+}
+
+interface Pending extends Omit<Manoeuvre, "lossM"> {
+  startMs: number;
+  endMs: number;
+  axisDeg: number;
+}
+
+export class ManoeuvreDetector {
+  private fixes: Fix[] = [];
+  /** The headings of the last few seconds, since the boat last went too slow for one. */
+  private recent: Heading[] = [];
+  private last: Heading | null = null;
+  private anchor: Heading | null = null;
+  private turn: Heading[] = [];
+  private crossings: Crossing[] = [];
+  private pending: Pending[] = [];
+
+  /** Takes the next kept fix; returns the manoeuvres whose loss it completed. */
+  consume(fix: Fix, wind: WindContext): Manoeuvre[] {
+    this.fixes.push(fix);
+    const heading = this.headingAt(fix, wind.twdDeg);
+    // Below the speed a course means nothing, so a steady course must be built anew.
+    if (heading === null) this.recent = [];
+    else this.take(heading, wind.axisDeg);
+    const done = this.pending
+      .filter((p) => fix.tMs >= p.endMs + LOSS_WINDOW_MS)
+      .map(({ startMs, endMs, axisDeg, ...m }) => ({ ...m, lossM: this.lossM(startMs, endMs, axisDeg) }));
+    this.pending = this.pending.filter((p) => fix.tMs < p.endMs + LOSS_WINDOW_MS);
+    this.trim(fix.tMs);
+    return done;
+  }
+
+  /** The chord heading ending at the newest fix, placed at the chord's middle; null when too short or too slow. */
+  private headingAt(fix: Fix, twdDeg: number): Heading | null {
+    let from: Fix | undefined;
+    for (let i = this.fixes.length - 2; i >= 0; i--) {
+      if (this.fixes[i]!.tMs <= fix.tMs - HEADING_SPAN_MS) {
+        from = this.fixes[i];
+        break;
+      }
+    }
+    if (from === undefined) return null;
+    const seconds = (fix.tMs - from.tMs) / 1000;
+    if (seconds > 2 * (HEADING_SPAN_MS / 1000)) return null;
+    if (haversineDistanceM(from, fix) / seconds / KNOT_M_PER_S < MIN_MANOEUVRE_SPEED_KN) return null;
+    const deg = initialBearingDeg(from, fix);
+    const previous = this.last;
+    const unwrappedDeg = previous === null ? deg : previous.unwrappedDeg + angleDifferenceDegrees(previous.deg, deg);
+    return { ...interpolate(from, fix, 0.5), tMs: (from.tMs + fix.tMs) / 2, deg, unwrappedDeg, twaDeg: trueWindAngleDeg(twdDeg, deg) };
+  }
+
+  private take(heading: Heading, axisDeg: number): void {
+    const previous = this.last;
+    this.last = heading;
+    this.recent.push(heading);
+    const steady = this.isSteady(heading);
+    if (this.anchor === null) {
+      if (steady) this.anchor = heading;
+      return;
+    }
+    if (previous !== null) this.noteCrossing(previous, heading);
+    this.turn.push(heading);
+    if (!steady) {
+      if (heading.tMs - this.anchor.tMs > LONGEST_TURN_MS) this.forgetTurn(null);
+      return;
+    }
+    const found = this.judge(this.anchor, heading, axisDeg);
+    if (found !== null) this.pending.push(found);
+    this.forgetTurn(heading);
+  }
+
+  private forgetTurn(anchor: Heading | null): void {
+    this.anchor = anchor;
+    this.turn = [];
+    this.crossings = [];
+  }
+
+  /**
+   * Steady: every heading of the last span within the tolerance of this one. One heading
+   * 6 s back would do for a sailing boat, but at anchor GPS noise points headings
+   * anywhere, and now and then two agree by chance; six in a row do not.
+   */
+  private isSteady(heading: Heading): boolean {
+    const spanStartMs = heading.tMs - HEADING_SPAN_MS;
+    if (this.recent[0]!.tMs > spanStartMs) return false;
+    for (let i = this.recent.length - 1; i >= 0 && this.recent[i]!.tMs >= spanStartMs; i--) {
+      if (Math.abs(heading.unwrappedDeg - this.recent[i]!.unwrappedDeg) >= STEADY_TOLERANCE_DEG) return false;
+    }
+    return true;
+  }
+
+  /** Where the wind crossed the bow (through 0) or the stern (through 180) between two headings. */
+  private noteCrossing(a: Heading, b: Heading): void {
+    if (Math.sign(a.twaDeg) === Math.sign(b.twaDeg) || a.twaDeg === 0) return;
+    const bow = Math.abs(a.twaDeg) + Math.abs(b.twaDeg) < 180;
+    const fromA = bow ? Math.abs(a.twaDeg) : 180 - Math.abs(a.twaDeg);
+    const total = bow ? Math.abs(a.twaDeg) + Math.abs(b.twaDeg) : 360 - Math.abs(a.twaDeg) - Math.abs(b.twaDeg);
+    const f = total === 0 ? 0 : fromA / total;
+    this.crossings.push({ ...interpolate(a, b, f), tMs: a.tMs + (b.tMs - a.tMs) * f, bow });
+  }
+
+  /** What the turn from one steady heading to the next was, if anything. */
+  private judge(before: Heading, after: Heading, axisDeg: number): Pending | null {
+    const startMs = before.tMs;
+    const endMs = Math.max(startMs, after.tMs - HEADING_SPAN_MS);
+    const base = { cogBeforeDeg: before.deg, cogAfterDeg: after.deg, durationSeconds: (endMs - startMs) / 1000, startMs, endMs, axisDeg };
+    const roundTurn = this.turn.find((h) => Math.abs(h.unwrappedDeg - before.unwrappedDeg) >= PENALTY_TURN_DEG);
+    if (roundTurn !== undefined && roundTurn.tMs - startMs <= PENALTY_WINDOW_MS) {
+      return { ...base, kind: "penaltyTurn", atMs: startMs, lat: before.lat, lon: before.lon };
+    }
+    const crossing = this.crossings[0];
+    if (crossing === undefined || Math.sign(before.twaDeg) === Math.sign(after.twaDeg)) return null;
+    if (Math.abs(after.unwrappedDeg - before.unwrappedDeg) < MIN_TURN_DEG) return null;
+    if (!clearSide(before.twaDeg) || !clearSide(after.twaDeg)) return null;
+    const upwindBoth = Math.abs(before.twaDeg) < 90 && Math.abs(after.twaDeg) < 90;
+    const downwindBoth = Math.abs(before.twaDeg) > 90 && Math.abs(after.twaDeg) > 90;
+    const kind = upwindBoth ? "tack" : downwindBoth ? "gybe" : crossing.bow ? "tack" : "gybe";
+    return { ...base, kind, atMs: crossing.tMs, lat: crossing.lat, lon: crossing.lon };
+  }
+
+  /**
+   * The along-axis distance the boat would have made from the turn's start to 30 s after
+   * its end at its VMG of the 30 s before, minus what it made.
+   */
+  private lossM(startMs: number, endMs: number, axisDeg: number): number | null {
+    const first = this.fixes[0];
+    if (first === undefined || first.tMs >= startMs) return null;
+    const beforeMs = Math.max(first.tMs, startMs - LOSS_WINDOW_MS);
+    const atStart = this.positionAt(startMs);
+    const vmgMPerS = displacementAlongM(this.positionAt(beforeMs), atStart, axisDeg) / ((startMs - beforeMs) / 1000);
+    const afterMs = endMs + LOSS_WINDOW_MS;
+    return (vmgMPerS * (afterMs - startMs)) / 1000 - displacementAlongM(atStart, this.positionAt(afterMs), axisDeg);
+  }
+
+  /** The track's position at a time inside the kept fixes, interpolated. */
+  private positionAt(tMs: number): LatLon {
+    const i = this.fixes.findIndex((f) => f.tMs >= tMs);
+    if (i <= 0) return this.fixes[Math.max(0, i)] ?? this.fixes.at(-1)!;
+    const a = this.fixes[i - 1]!;
+    const b = this.fixes[i]!;
+    return interpolate(a, b, (tMs - a.tMs) / (b.tMs - a.tMs));
+  }
+
+  /** Keeps the fixes a pending loss or the current turn may still read, and headings for the steadiness test. */
+  private trim(nowMs: number): void {
+    const oldestTurnMs = Math.min(this.anchor?.tMs ?? nowMs, ...this.pending.map((p) => p.startMs));
+    const keepFixesFromMs = Math.min(oldestTurnMs, nowMs - 2 * HEADING_SPAN_MS) - LOSS_WINDOW_MS - 1_000;
+    const dropFixes = this.fixes.findIndex((f) => f.tMs >= keepFixesFromMs);
+    if (dropFixes > 0) this.fixes.splice(0, dropFixes);
+    const dropHeadings = this.recent.findIndex((h) => h.tMs >= nowMs - 3 * HEADING_SPAN_MS);
+    if (dropHeadings > 0) this.recent.splice(0, dropHeadings);
+  }
+}
+
+function clearSide(twaDeg: number): boolean {
+  const off = Math.abs(twaDeg);
+  return off >= CLEAR_SIDE_MARGIN_DEG && off <= 180 - CLEAR_SIDE_MARGIN_DEG;
+}
