@@ -64,7 +64,9 @@ describe("the layers", () => {
   });
 
   it("lets only the commands reach the composition root, and nothing reach the commands", () => {
-    const outside = sources("src").filter((file) => !file.startsWith(join("src", "commands")) && !file.startsWith(join("src", "composition")));
+    const outside = sources("src").filter(
+      (file) => !file.startsWith(join("src", "commands")) && !file.startsWith(join("src", "composition")),
+    );
     const reaching = outside.flatMap((file) =>
       importsOf(file)
         .filter((imported) => under(imported, "commands", "composition"))
