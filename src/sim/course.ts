@@ -136,21 +136,14 @@ export function moveWindwardMark(course: CourseGeometry, windDeg: number, applie
   const beat = Math.hypot(oldWindward.centre.x - gate.centre.x, oldWindward.centre.y - gate.centre.y);
   const u = upwindUnit(windDeg);
   const windward = { x: gate.centre.x + u.x * beat, y: gate.centre.y + u.y * beat };
+  // Clockwise in x-east, y-north, as bearings turn.
   const turn = ((windDeg - course.windDeg) * Math.PI) / 180;
-  const turned = (p: Point): Point => {
-    const dx = p.x - gate.centre.x;
-    const dy = p.y - gate.centre.y;
-    // Clockwise in x-east, y-north, as bearings turn.
-    return { x: gate.centre.x + dx * Math.cos(turn) + dy * Math.sin(turn), y: gate.centre.y - dx * Math.sin(turn) + dy * Math.cos(turn) };
-  };
+  const rotate = (v: Point): Point => ({ x: v.x * Math.cos(turn) + v.y * Math.sin(turn), y: v.y * Math.cos(turn) - v.x * Math.sin(turn) });
   const steps = course.steps.map((s): StepGeometry => {
     if (isWindward(s)) return windwardStep(windward);
     if (s.marks[0]?.key !== "wing" || !s.outside) return s;
-    const at = turned(s.centre);
-    return markStep(s.label, "wing", at, {
-      x: turned(s.outside).x - turned({ x: 0, y: 0 }).x,
-      y: turned(s.outside).y - turned({ x: 0, y: 0 }).y,
-    });
+    const arm = rotate({ x: s.centre.x - gate.centre.x, y: s.centre.y - gate.centre.y });
+    return markStep(s.label, "wing", { x: gate.centre.x + arm.x, y: gate.centre.y + arm.y }, rotate(s.outside));
   });
   return withDistances({ version: course.version + 1, appliedFromMs, windDeg, steps });
 }

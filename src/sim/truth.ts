@@ -37,7 +37,7 @@ export interface TruthManoeuvre {
   atMs: number;
   lat: number;
   lon: number;
-  /** The leg the boat was on (0 before its start) and its kind then (of leg 1 before the start). */
+  /** The leg the boat was on (0 before its start, legs + 1 after its finish) and that leg's kind (leg 1's, the last's). */
   legIndex: number;
   legKind: LegKind;
   /** The turn that holds the crossing: from when the heading started to swing until it settled. */
@@ -161,6 +161,7 @@ export class TruthRecorder {
   private lastTwa = Number.NaN;
   private turn: OpenTurn | null = null;
   private wind = 0;
+  private legs: { course: CourseGeometry; twd: number; measures: LegMeasure[]; doneM: number[] } | null = null;
 
   constructor(
     private readonly entryId: string,
@@ -234,6 +235,29 @@ export class TruthRecorder {
     };
   }
 
+  /** The legs change only with the course version and the committee reading: measure them once per pair. */
+  private legsOf(course: CourseGeometry, twd: number): { measures: LegMeasure[]; doneM: number[] } {
+    const cached = this.legs;
+    if (cached && cached.course === course && cached.twd === twd) return cached;
+    const measures: LegMeasure[] = [];
+    const doneM: number[] = [];
+    let done = 0;
+    for (let k = 1; k < course.steps.length; k++) {
+      const m = measureLeg(course, k, twd);
+      measures.push(m);
+      doneM.push(done);
+      done += m.lengthM;
+    }
+    this.legs = { course, twd, measures, doneM };
+    return this.legs;
+  }
+
+  /** The kind of the leg the boat is on: of leg 1 before its start, of the last leg after its finish. */
+  private legKindOf(course: CourseGeometry, twd: number): LegKind {
+    const { measures } = this.legsOf(course, twd);
+    return (measures[Math.min(Math.max(1, this.passed), measures.length) - 1] as LegMeasure).kind;
+  }
+
   private committeeTwd(nowMs: number): number {
     const times = this.committee.timesMs;
     while (this.wind + 1 < times.length && (times[this.wind + 1] as number) <= nowMs) this.wind++;
@@ -243,9 +267,9 @@ export class TruthRecorder {
   private sample(nowMs: number, course: CourseGeometry, p0: Point, p1: Point, headingDeg: number, twd: number): void {
     if (this.n >= this.rows.tMs.length) return;
     const leg = Math.max(1, this.passed);
-    const m = measureLeg(course, leg, twd);
-    let done = 0;
-    for (let k = 1; k < leg; k++) done += measureLeg(course, k, twd).lengthM;
+    const legs = this.legsOf(course, twd);
+    const m = legs.measures[leg - 1] as LegMeasure;
+    const done = legs.doneM[leg - 1] as number;
     const inLeg = (p0.x - m.from.x) * m.axis.x + (p0.y - m.from.y) * m.axis.y;
     // VMC on a reach looks at the mark itself, not along the rhumb line.
     let dir = m.axis;
@@ -317,7 +341,7 @@ export class TruthRecorder {
           lat: at.lat,
           lon: at.lon,
           legIndex: this.passed,
-          legKind: measureLeg(course, Math.max(1, this.passed), twd).kind,
+          legKind: this.legKindOf(course, twd),
           turnStartMs: nowMs,
           turnEndMs: nowMs,
           headingBeforeDeg: normalizeDegrees(this.lastHeading),
