@@ -93,7 +93,7 @@ export interface RaceTruth {
 }
 
 /** A leg of `course` (1 = start to first mark) measured against the wind from `twdDeg`. */
-export interface LegMeasure {
+interface LegMeasure {
   kind: LegKind;
   from: Point;
   to: Point;
@@ -102,7 +102,7 @@ export interface LegMeasure {
   lengthM: number;
 }
 
-export function measureLeg(course: CourseGeometry, leg: number, twdDeg: number): LegMeasure {
+function measureLeg(course: CourseGeometry, leg: number, twdDeg: number): LegMeasure {
   const from = (course.steps[leg - 1] ?? course.steps[0])?.centre as Point;
   const to = (course.steps[leg] ?? course.steps[leg - 1])?.centre as Point;
   const dx = to.x - from.x;
@@ -114,13 +114,6 @@ export function measureLeg(course: CourseGeometry, leg: number, twdDeg: number):
   const up = upwindUnit(twdDeg);
   const axis = kind === "reach" ? { x: dx / rhumb, y: dy / rhumb } : kind === "upwind" ? up : { x: -up.x, y: -up.y };
   return { kind, from, to, axis, lengthM: dx * axis.x + dy * axis.y };
-}
-
-/** The committee reading in force at `atMs` (the first one before any). */
-export function committeeTwdAt(wind: CommitteeWind, atMs: number): number {
-  let i = 0;
-  while (i + 1 < wind.timesMs.length && (wind.timesMs[i + 1] as number) <= atMs) i++;
-  return wind.twdDeg[i] as number;
 }
 
 /** The mean of the recorded VMG over the `seconds` before `atMs` (the analytics' 10 s window). */
@@ -188,7 +181,8 @@ export class TruthRecorder {
 
   /**
    * The second from `nowMs`: the boat sails from `p0` to `p1` on `headingDeg` in the true
-   * wind `trueTwdDeg`, on `course`; `racing` while it has started and not yet finished or retired.
+   * wind `trueTwdDeg`, on `course`; `racing` from the gun until it finishes or retires (going
+   * back to start included). The committee reading in force is the newest at or before `nowMs`.
    */
   second(nowMs: number, course: CourseGeometry, p0: Point, p1: Point, headingDeg: number, trueTwdDeg: number, racing: boolean): void {
     const twd = this.committeeTwd(nowMs);
