@@ -14,6 +14,7 @@ import {
 } from "./course.js";
 import { boatSpeedKn, DOWNWIND_TWA_DEG, KNOTS_TO_MS, UPWIND_TWA_DEG } from "./polar.js";
 import type { Rng } from "./random.js";
+import type { TruthRecorder } from "./truth.js";
 import type { WindField } from "./wind.js";
 
 /** Tracks start this long before the gun: boats milling in the start area. */
@@ -50,6 +51,13 @@ export interface BoatSetup {
   recordsTrack: boolean;
   speedFactor: number;
   skill: number;
+  /**
+   * A boat over the line at the gun, or past the line's end without crossing it, sails
+   * back below it and starts again (rules 28 and 29.1), instead of sailing on.
+   */
+  overEarlyReturn?: boolean;
+  /** Watches the boat sail, when the caller wants the race's ground truth. */
+  truth?: TruthRecorder;
 }
 
 export interface BoatRun {
@@ -64,6 +72,8 @@ enum Phase {
   Milling,
   Approaching,
   Holding,
+  /** Over the line at the gun, going back to start properly. */
+  Returning,
   Racing,
   Finished,
   Retired,
@@ -145,6 +155,7 @@ export function sailBoat(entryId: string, setup: BoatSetup, rng: Rng, gps: Rng):
   };
   const finishStep = course.steps.length - 1;
 
+  let crossedStart = false;
   let finishMs: number | null = null;
   let retiredMs: number | null = null;
   let endAtMs = Infinity;
@@ -183,7 +194,12 @@ export function sailBoat(entryId: string, setup: BoatSetup, rng: Rng, gps: Rng):
       if (phase === Phase.Racing) aimAt(step);
     }
 
-    if (phase < Phase.Racing && now >= gunMs) {
+    const overLine = (x - start.centre.x) * u.x + (y - start.centre.y) * u.y > 0;
+    const mustReturn = setup.overEarlyReturn === true && overLine && !crossedStart;
+    if (mustReturn && ((phase < Phase.Returning && now >= gunMs) || (phase === Phase.Racing && step === 1))) {
+      phase = Phase.Returning;
+      target = { x: startSpot.x - u.x * 30, y: startSpot.y - u.y * 30 };
+    } else if (phase < Phase.Racing && now >= gunMs && !(phase === Phase.Returning && overLine)) {
       phase = Phase.Racing;
       aimAt(1);
     } else if (phase === Phase.Milling && now >= approachAtMs) {
@@ -194,6 +210,7 @@ export function sailBoat(entryId: string, setup: BoatSetup, rng: Rng, gps: Rng):
       phase = Phase.Retired;
       retiredMs = now;
       endAtMs = now + RETIRE_TAIL_MS;
+      setup.truth?.retired(now);
     }
 
     const dx = target.x - x;
@@ -256,6 +273,7 @@ export function sailBoat(entryId: string, setup: BoatSetup, rng: Rng, gps: Rng):
         speedScale = 0.55;
         break;
       case Phase.Approaching:
+      case Phase.Returning:
         desired = steer(helm, dx, dy, distance, twd, now, false, false, 0);
         speedScale = 0.85;
         break;
@@ -292,7 +310,9 @@ export function sailBoat(entryId: string, setup: BoatSetup, rng: Rng, gps: Rng):
     const py = y;
     x += speed * Math.sin(rad);
     y += speed * Math.cos(rad);
+    setup.truth?.second(now, course, { x: px, y: py }, { x, y }, heading, twd, phase === Phase.Racing || phase === Phase.Returning);
 
+    if (phase === Phase.Racing && step === 1 && !crossedStart) crossedStart = crossingFraction(px, py, x, y, pin, committee) >= 0;
     if (phase === Phase.Racing && step === finishStep) {
       const finish = course.steps[finishStep];
       const a = finish?.marks[0];
@@ -304,6 +324,7 @@ export function sailBoat(entryId: string, setup: BoatSetup, rng: Rng, gps: Rng):
           finishMs = at;
           phase = Phase.Finished;
           endAtMs = at + FINISH_TAIL_MS;
+          setup.truth?.finished(at, course);
         }
       }
     }

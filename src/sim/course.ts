@@ -1,5 +1,5 @@
-// The simulated course: a windward-leeward layout in local metres around the course
-// centre, its versions, the waypoints boats steer for, and progress along its legs.
+// The simulated course: windward-leeward and triangle layouts in local metres around the
+// course centre, their versions, the waypoints boats steer for, and progress along legs.
 
 import type { CourseStepKind, CourseVersion } from "../domain/scenario.js";
 import { metresPerDegree, type LatLon } from "../domain/geo.js";
@@ -26,6 +26,8 @@ export interface StepGeometry {
   marks: MarkGeometry[];
   /** Where the rhumb-line legs meet: the mark, or the middle of a gate or line. */
   centre: Point;
+  /** A mark other than the windward one: the unit direction, from it, of the outside of the turn. */
+  outside?: Point;
 }
 
 export interface CourseGeometry {
@@ -39,7 +41,17 @@ export interface CourseGeometry {
   totalM: number;
 }
 
+/**
+ * `windwardLeewardGate`: each lap a beat to the windward mark and a run through a leeward
+ * gate. `windwardLeeward`: the same with one leeward mark. `triangle`: each lap a beat,
+ * a broad reach to a wing mark and another to the leeward mark (reaches 60 degrees off
+ * the run). All marks are left to port.
+ */
+export type CourseLayout = "windwardLeewardGate" | "windwardLeeward" | "triangle";
+export const COURSE_LAYOUTS: readonly CourseLayout[] = ["windwardLeewardGate", "windwardLeeward", "triangle"];
+
 export interface LayoutOptions {
+  layout: CourseLayout;
   laps: number;
   /** Start line to windward mark. */
   legLengthM: number;
@@ -80,12 +92,12 @@ export function rightOfUpwindUnit(windDeg: number): Point {
 }
 
 /**
- * Start, then `laps` times windward mark and leeward gate, then a finish line just below
- * the gate: the common "windward-leeward, finish on the run" course. The course centre
- * is halfway between the start line and the windward mark.
+ * Start, then `laps` rounds of the layout, then a finish line just below the leeward gate
+ * or mark: "finish on the run" (on the triangle, a short run after the last reach). The
+ * course centre is halfway between the start line and the windward mark.
  */
 export function layCourse(options: LayoutOptions): CourseGeometry {
-  const { laps, legLengthM, windDeg, startLineM } = options;
+  const { layout, laps, legLengthM, windDeg, startLineM } = options;
   const u = upwindUnit(windDeg);
   const c = rightOfUpwindUnit(windDeg);
   const along = (d: number, across = 0): Point => ({ x: u.x * d + c.x * across, y: u.y * d + c.y * across });
@@ -95,10 +107,18 @@ export function layCourse(options: LayoutOptions): CourseGeometry {
   const finishD = gateD - FINISH_BELOW_GATE_M;
   const windward = along(startD + legLengthM);
 
+  const beatM = legLengthM - GATE_ABOVE_START_M;
   const steps: StepGeometry[] = [line("start", "Start", along(startD), c, startLineM, "pin", "committee")];
   for (let lap = 0; lap < laps; lap++) {
     steps.push(windwardStep(windward));
-    steps.push(gateStep(along(gateD), c));
+    if (layout === "windwardLeewardGate") steps.push(gateStep(along(gateD), c));
+    // A mark left to port after a run: the boat passes below it, on the side away from the beat's right.
+    else if (layout === "windwardLeeward") steps.push(markStep("Leeward", "leeward", along(gateD), along(-0.5, -0.866)));
+    else {
+      // The wing lies to port of the beat, so that both reaches turn left round their marks.
+      steps.push(markStep("Wing", "wing", along(gateD + beatM / 2, -0.866 * beatM), along(0, -1)));
+      steps.push(markStep("Leeward", "leeward", along(gateD), along(-0.866, 0.5)));
+    }
   }
   steps.push(line("finish", "Finish", along(finishD), c, FINISH_LINE_M, "finish-pin", "finish-committee"));
   return withDistances({ version: 1, appliedFromMs: options.appliedFromMs, windDeg, steps });
@@ -106,16 +126,25 @@ export function layCourse(options: LayoutOptions): CourseGeometry {
 
 /**
  * The committee's answer to a persistent shift: the windward mark is laid again straight
- * upwind of the gate in the new wind, at the same distance. Everything else stays.
+ * upwind of the gate (or leeward mark) in the new wind, at the same distance; a wing mark
+ * turns with it about the leeward mark, so the reaches stay reaches. Everything else stays.
  */
 export function moveWindwardMark(course: CourseGeometry, windDeg: number, appliedFromMs: number): CourseGeometry {
-  const gate = course.steps.find((s) => s.kind === "gate");
-  const oldWindward = course.steps.find((s) => s.kind === "mark");
+  const gate = course.steps.find((s) => s.kind === "gate" || s.marks[0]?.key === "leeward");
+  const oldWindward = course.steps.find(isWindward);
   if (!gate || !oldWindward) return course;
   const beat = Math.hypot(oldWindward.centre.x - gate.centre.x, oldWindward.centre.y - gate.centre.y);
   const u = upwindUnit(windDeg);
   const windward = { x: gate.centre.x + u.x * beat, y: gate.centre.y + u.y * beat };
-  const steps = course.steps.map((s) => (s.kind === "mark" ? windwardStep(windward) : s));
+  // Clockwise in x-east, y-north, as bearings turn.
+  const turn = ((windDeg - course.windDeg) * Math.PI) / 180;
+  const rotate = (v: Point): Point => ({ x: v.x * Math.cos(turn) + v.y * Math.sin(turn), y: v.y * Math.cos(turn) - v.x * Math.sin(turn) });
+  const steps = course.steps.map((s): StepGeometry => {
+    if (isWindward(s)) return windwardStep(windward);
+    if (s.marks[0]?.key !== "wing" || !s.outside) return s;
+    const arm = rotate({ x: s.centre.x - gate.centre.x, y: s.centre.y - gate.centre.y });
+    return markStep(s.label, "wing", { x: gate.centre.x + arm.x, y: gate.centre.y + arm.y }, rotate(s.outside));
+  });
   return withDistances({ version: course.version + 1, appliedFromMs, windDeg, steps });
 }
 
@@ -158,7 +187,9 @@ export function roundingWaypoint(course: CourseGeometry, k: number, choice: Roun
   switch (step.kind) {
     case "mark": {
       const m = step.centre;
-      return { x: m.x + choice.offsetM * (0.5 * u.x + 0.866 * c.x), y: m.y + choice.offsetM * (0.5 * u.y + 0.866 * c.y) };
+      // The windward mark's outside is above it and to the right of the beat.
+      const out = step.outside ?? { x: 0.5 * u.x + 0.866 * c.x, y: 0.5 * u.y + 0.866 * c.y };
+      return { x: m.x + choice.offsetM * out.x, y: m.y + choice.offsetM * out.y };
     }
     case "gate": {
       const m = step.marks[choice.gateMark] ?? step.marks[0];
@@ -184,6 +215,15 @@ export function roundingWaypoint(course: CourseGeometry, k: number, choice: Roun
 
 function windwardStep(at: Point): StepGeometry {
   return { kind: "mark", label: "Windward", marks: [{ key: "windward", ...at }], centre: at };
+}
+
+function isWindward(step: StepGeometry): boolean {
+  return step.marks[0]?.key === "windward";
+}
+
+function markStep(label: string, key: string, at: Point, outside: Point): StepGeometry {
+  const len = Math.hypot(outside.x, outside.y);
+  return { kind: "mark", label, marks: [{ key, ...at }], centre: at, outside: { x: outside.x / len, y: outside.y / len } };
 }
 
 function gateStep(centre: Point, right: Point): StepGeometry {

@@ -1,14 +1,23 @@
 // `simulateScenario`: one seeded, believable race as a `race-scenario/v1` document, with
-// its options, their defaults and the benchmark preset.
+// its options, their defaults and the benchmark preset; `simulateRace` adds its ground truth.
 
 import { SCENARIO_FORMAT, type Event, type Scenario, type StartGroup, type Track } from "../domain/scenario.js";
-import type { LatLon } from "../domain/geo.js";
+import { angleDifferenceDegrees, type LatLon } from "../domain/geo.js";
 import { sailBoat, type BoatRun } from "./boats.js";
-import { layCourse, localFrame, moveWindwardMark, toCourseVersion, type CourseGeometry } from "./course.js";
+import {
+  COURSE_LAYOUTS,
+  layCourse,
+  localFrame,
+  moveWindwardMark,
+  toCourseVersion,
+  type CourseGeometry,
+  type CourseLayout,
+} from "./course.js";
 import { createFleet, type BoatTraits } from "./fleet.js";
 import { liveOrderReadings, provisionalResults, type RankedBoat } from "./leaderboard.js";
-import { downwindVmgMs, upwindVmgMs } from "./polar.js";
+import { boatSpeedKn, downwindVmgMs, KNOTS_TO_MS, upwindVmgMs } from "./polar.js";
 import { rngFor, uuidFrom, type Seed } from "./random.js";
+import { TruthRecorder, type RaceTruth, type StartGroupTruth } from "./truth.js";
 import { simulateWind } from "./wind.js";
 
 export interface SimulateOptions {
@@ -22,8 +31,10 @@ export interface SimulateOptions {
   boatsPerGroup?: number;
   /** Each further group's gun comes this much after the previous one. Default 5. */
   startGroupOffsetMinutes?: number;
-  /** Windward-leeward rounds. Default 2. */
+  /** Rounds of the course. Default 2. */
   laps?: number;
+  /** The course's shape (see `CourseLayout`). Default "windwardLeewardGate". */
+  layout?: CourseLayout;
   /** Start line to windward mark, metres. Default 2000 (a ~45-60 minute race). */
   legLengthM?: number;
   /** The race stops this long after each group's gun even if boats are still racing. Default 180. */
@@ -38,6 +49,11 @@ export interface SimulateOptions {
   courseCenter?: LatLon;
   /** Lay course version 2 (windward mark moved) after the big wind shift, when laps >= 2. Default true. */
   courseChange?: boolean;
+  /**
+   * Boats over the start line at the gun sail back and start again, as the rules make them;
+   * otherwise (the default, kept so recorded races stay as they were) they sail on.
+   */
+  overEarlyReturn?: boolean;
   /** Mean wind direction at the start, degrees. Default drawn from the seed. */
   windDirectionDeg?: number;
   /** Mean wind speed, knots. Default drawn from the seed (9-15). */
@@ -54,6 +70,7 @@ export const DEFAULT_SIMULATE_OPTIONS: Readonly<ResolvedOptions> = {
   boatsPerGroup: 12,
   startGroupOffsetMinutes: 5,
   laps: 2,
+  layout: "windwardLeewardGate",
   legLengthM: 2400,
   durationMinutes: 180,
   delaySeconds: 0,
@@ -61,6 +78,7 @@ export const DEFAULT_SIMULATE_OPTIONS: Readonly<ResolvedOptions> = {
   isLive: true,
   courseCenter: { lat: 50.77, lon: -1.3 },
   courseChange: true,
+  overEarlyReturn: false,
 };
 
 /**
@@ -92,6 +110,18 @@ const CLUB_NAMES = [
 const FLEET_NAMES = ["IRC 1", "IRC 2", "IRC 3", "Club Handicap", "Sportsboats", "Classics"];
 
 export function simulateScenario(options: SimulateOptions = {}): Scenario {
+  return simulate(options, false).scenario;
+}
+
+/**
+ * The same race as `simulateScenario` with the same options (byte for byte), and what
+ * each boat really did in it, recorded as it sailed: the truth analytics are tested against.
+ */
+export function simulateRace(options: SimulateOptions = {}): { scenario: Scenario; truth: RaceTruth } {
+  return simulate(options, true) as { scenario: Scenario; truth: RaceTruth };
+}
+
+function simulate(options: SimulateOptions, recordTruth: boolean): { scenario: Scenario; truth: RaceTruth | null } {
   const o: ResolvedOptions = { ...DEFAULT_SIMULATE_OPTIONS, ...withoutUndefined(options) };
   checkOptions(o);
   const seed = o.seed;
@@ -114,6 +144,7 @@ export function simulateScenario(options: SimulateOptions = {}): Scenario {
 
   const frame = localFrame(o.courseCenter);
   const courseV1 = layCourse({
+    layout: o.layout,
     laps: o.laps,
     legLengthM: o.legLengthM,
     windDeg: baseTwd,
@@ -144,6 +175,8 @@ export function simulateScenario(options: SimulateOptions = {}): Scenario {
   };
 
   const groups: StartGroup[] = [];
+  const truthGroups: StartGroupTruth[] = [];
+  const committee = { timesMs: wind.readingTimesMs, twdDeg: wind.readings.map((r) => r.twd) };
   let raceEndMs = firstGun;
   for (let g = 0; g < o.startGroups; g++) {
     const gunMs = guns[g] as number;
@@ -152,6 +185,9 @@ export function simulateScenario(options: SimulateOptions = {}): Scenario {
     const readingTimesMs: number[] = [];
     for (let t = gunMs + race.int(10_000, 30_000); t <= capEndMs; t += race.int(10_000, 30_000)) readingTimesMs.push(t);
 
+    const recorders = boats.map((boat) =>
+      recordTruth ? new TruthRecorder(boat.entry.id, boat.entry.hasPhone !== false, gunMs, committee, frame, capMs / 1000 + 1) : undefined,
+    );
     const runs: BoatRun[] = boats.map((boat, i) =>
       sailBoat(
         boat.entry.id,
@@ -166,6 +202,8 @@ export function simulateScenario(options: SimulateOptions = {}): Scenario {
           recordsTrack: boat.entry.hasPhone !== false,
           speedFactor: boat.speedFactor * classSpeedFactor(g),
           skill: boat.skill,
+          overEarlyReturn: o.overEarlyReturn,
+          truth: recorders[i],
         },
         rngFor(seed, "boat", g, i),
         rngFor(seed, "gps", g, i),
@@ -178,6 +216,9 @@ export function simulateScenario(options: SimulateOptions = {}): Scenario {
       ? Math.max(gunMs, ...stillRacing.map((r) => r.finishMs as number))
       : capEndMs;
     raceEndMs = Math.max(raceEndMs, groupEndMs);
+    if (recordTruth) {
+      truthGroups.push({ startGroupId: groupIds[g] as string, gunMs, boats: recorders.map((r) => (r as TruthRecorder).result()) });
+    }
     // Keep one reading after the end, showing the final order.
     const lastReading = readingTimesMs.findIndex((t) => t >= groupEndMs);
     const liveTimes = lastReading < 0 ? readingTimesMs : readingTimesMs.slice(0, lastReading + 1);
@@ -237,23 +278,27 @@ export function simulateScenario(options: SimulateOptions = {}): Scenario {
     entries: fleet.flat().map((b) => b.entry),
     races: [{ id: raceId, raceNo: 1, name: "Race 1", isLive: o.isLive, startGroups: groups }],
   };
-  return {
+  const scenario: Scenario = {
     format: SCENARIO_FORMAT,
     clubs: [{ id: clubId, name: names.pick(CLUB_NAMES) }],
     clients: [],
     events: [event],
   };
+  return { scenario, truth: recordTruth ? { raceId, groups: truthGroups } : null };
 }
 
 /**
- * The leader's time round the course: each leg at the polar VMG (upwind to a windward
- * mark, downwind otherwise) a little above average speed, plus ~20 s per rounding.
+ * The leader's time round the course: each leg at the polar VMG (beats and runs) or
+ * straight at the polar speed (reaches), a little above average, plus ~20 s per rounding.
  */
 export function estimateLeaderSeconds(course: CourseGeometry, twsKn: number): number {
   let seconds = 0;
   for (let k = 1; k < course.steps.length; k++) {
     const legM = (course.cumulativeM[k] as number) - (course.cumulativeM[k - 1] as number);
-    const vmg = course.steps[k]?.kind === "mark" ? upwindVmgMs(twsKn) : downwindVmgMs(twsKn);
+    const a = course.steps[k - 1]?.centre ?? { x: 0, y: 0 };
+    const b = course.steps[k]?.centre ?? a;
+    const off = Math.abs(angleDifferenceDegrees(course.windDeg, (Math.atan2(b.x - a.x, b.y - a.y) * 180) / Math.PI));
+    const vmg = off <= 45 ? upwindVmgMs(twsKn) : off >= 135 ? downwindVmgMs(twsKn) : boatSpeedKn(off, twsKn) * KNOTS_TO_MS;
     seconds += legM / (vmg * 1.03) + 20;
   }
   return seconds;
@@ -271,6 +316,7 @@ function checkOptions(o: ResolvedOptions): void {
   positiveInt("startGroups", o.startGroups);
   positiveInt("boatsPerGroup", o.boatsPerGroup);
   positiveInt("laps", o.laps);
+  if (!COURSE_LAYOUTS.includes(o.layout)) throw new RangeError(`layout must be one of ${COURSE_LAYOUTS.join(", ")}, got ${o.layout}`);
   if (!(o.legLengthM >= 500)) throw new RangeError(`legLengthM must be at least 500, got ${o.legLengthM}`);
   if (!(o.durationMinutes > 0)) throw new RangeError(`durationMinutes must be positive, got ${o.durationMinutes}`);
   if (!(o.startGroupOffsetMinutes >= 0)) throw new RangeError("startGroupOffsetMinutes must be >= 0");
