@@ -5,35 +5,16 @@
 // Rounds alternate the two; CPU seconds (process.cpuUsage) per read, medians compared.
 // Run: node --import tsx bench/live-read-cpu.ts   (ROUNDS=7 READS=300 to change)
 
-import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
 import { readRaceLive } from "../src/reads/race-live.js";
-import { importScenario } from "../src/scenario/import.js";
-import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { createDatabase, dropDatabase } from "../src/setup/database.js";
-import { ensureLocalServer } from "../src/setup/local-mariadb.js";
-import { migrate } from "../src/store/migrate.js";
-import { createPool, withDatabase, type Pool } from "../src/store/pool.js";
+import { createPool, type Pool } from "../src/store/pool.js";
 import { findRace, type RaceRecord } from "../src/store/races.js";
+import { benchRace } from "./bench-race.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const READS = Number(process.env.READS ?? 300);
 
-const server = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
-const url = withDatabase(server, `race_api_bench_${randomBytes(4).toString("hex")}`);
-await createDatabase(url);
-const adminPool = createPool(url, { statementTimeoutMs: 0 });
-await migrate(adminPool);
-const now = Date.now();
-const scenario = simulateScenario({
-  seed: "bench-live",
-  gunMs: now - 40 * 60_000,
-  startGroups: 1,
-  boatsPerGroup: 100,
-  laps: 5,
-  legLengthM: 3100,
-});
-await importScenario(adminPool, sliceScenario(scenario, null, now));
+const { url, adminPool, scenario, drop } = await benchRace();
 const race = (await findRace(adminPool, scenario.events[0]!.races[0]!.id))!;
 
 const servicePool = createPool(url, { connectionLimit: 4 });
@@ -70,5 +51,5 @@ console.log(
   `Uncached live read (100 boats), medians of ${ROUNDS} rounds of ${READS}: service pool ${median(service).toFixed(0)} us, plain mysql2 ${median(plain).toFixed(0)} us CPU per read; ratio ${(median(service) / median(plain)).toFixed(2)}`,
 );
 
-await Promise.all([servicePool.end(), plainPool.end(), adminPool.end()]);
-await dropDatabase(url);
+await Promise.all([servicePool.end(), plainPool.end()]);
+await drop();

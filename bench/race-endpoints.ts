@@ -21,20 +21,15 @@
 
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { RowDataPacket } from "mysql2/promise";
 import { pino } from "pino";
 import { createRuntime, servingPoolOptions } from "../src/composition/runtime.js";
-import { importScenario } from "../src/scenario/import.js";
 import { startServer } from "../src/composition/server.js";
-import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { createDatabase, dropDatabase } from "../src/setup/database.js";
-import { ensureLocalServer } from "../src/setup/local-mariadb.js";
-import { migrate } from "../src/store/migrate.js";
-import { createPool, withDatabase } from "../src/store/pool.js";
+import { createPool } from "../src/store/pool.js";
 import { startBareRoute } from "./bare-route.js";
+import { benchRace } from "./bench-race.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { fetchToken } from "./token.js";
 
@@ -43,25 +38,16 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const AUTOCANNON = fileURLToPath(new URL("../node_modules/.bin/autocannon", import.meta.url));
 
 // --- set-up: a fresh database with a race of 100 boats, 40 minutes after its gun ---
-const server = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
-const url = withDatabase(server, `race_api_bench_${randomBytes(4).toString("hex")}`);
-await createDatabase(url);
-const adminPool = createPool(url, { statementTimeoutMs: 0 });
-await migrate(adminPool);
-
-const now = Date.now();
-const race = simulateScenario({
-  seed: "bench-live",
-  gunMs: now - 40 * 60_000,
-  startGroups: 1,
-  boatsPerGroup: 100,
-  laps: 5,
-  legLengthM: 3100,
-});
 // The load comes from one client: its club's tracking bucket is raised so the bench measures the endpoint, not the 429s.
-race.clubs[0]!.trackingRateLimitPerMinute = 1_000_000_000;
-race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
-await importScenario(adminPool, sliceScenario(race, null, now));
+const {
+  url,
+  adminPool,
+  scenario: race,
+  drop,
+} = await benchRace((race) => {
+  race.clubs[0]!.trackingRateLimitPerMinute = 1_000_000_000;
+  race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
+});
 const raceId = race.events[0]!.races[0]!.id;
 const group = race.events[0]!.races[0]!.startGroups[0]!;
 
@@ -236,5 +222,4 @@ await bare.close();
 await api.close();
 await runtime.close();
 await pool.end();
-await adminPool.end();
-await dropDatabase(url);
+await drop();
