@@ -51,28 +51,42 @@ export function ingestService(deps: IngestDeps): ServiceImpl<typeof IngestServic
 
 /**
  * The call is admitted when it opens, then each message again (admittedMessages:
- * guard and bucket, so a client disabled meanwhile stops), and committed on its own; a failing message ends the call, its field names
- * prefixed with `messages[m].` so the client knows which one wrote nothing.
+ * guard and bucket, so a client disabled meanwhile stops), and each message is
+ * committed on its own; a failing message ends the call, its field names prefixed with
+ * `messages[m].` so the client knows which one wrote nothing.
  */
 async function streamFixes(deps: IngestDeps, requests: AsyncIterable<StreamFixesRequest>, context: HandlerContext) {
   const trace = context.values.get(traceId);
   context.responseHeader.set(TRACE_ID_HEADER, trace);
   const total = new FixTally();
-  let m = 0;
+  // A server shutting down ends the call once the message under way is committed: the
+  // answer is UNAVAILABLE, so the client sends the whole call again (to another
+  // instance), and what was committed comes back as duplicates.
+  let stopping: () => void = () => {};
+  const shutdown = new Promise<typeof SHUTDOWN>((resolve) => (stopping = () => resolve(SHUTDOWN)));
+  const forget = deps.streams.whileOpen(stopping);
+  const messages = admittedMessages(deps, IngestService.method.streamFixes, context, requests);
   try {
-    for await (const { message: request, caller } of admittedMessages(deps, IngestService.method.streamFixes, context, requests)) {
+    for (let m = 0; ; m++) {
+      const next = await Promise.race([shutdown, messages.next()]);
+      if (next === SHUTDOWN) throw new ApiError("API_UNAVAILABLE");
+      if (next.done) break;
+      const { message: request, caller } = next.value;
       const counts = await appendFixes(deps.pool, caller, request).catch((error: unknown) => {
         throw error instanceof ApiError && error.code === "API_PARAM_INVALID"
           ? new ApiError(error.code, { name: `messages[${m}].${error.params.name}` })
           : error;
       });
       total.add(counts);
-      m++;
     }
   } catch (error) {
     // Connect's own word on the request stream (a message that does not decode, or over 8 MiB) stands.
     if (error instanceof ConnectError) throw error;
     throw rpcError(error, trace, deps.logger, context.method.name);
+  } finally {
+    forget();
   }
   return create(StreamFixesResponseSchema, total.answer());
 }
+
+const SHUTDOWN = Symbol("shutdown");

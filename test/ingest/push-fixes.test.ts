@@ -27,6 +27,7 @@ import { registry } from "../../src/telemetry/metrics.js";
 import { CLUB, secretOf, startApi, tokenFor, useApi } from "../support/api.js";
 import { grpcClient, openBidi } from "../support/grpc.js";
 import { boatFixes, INGEST_IDS as IDS, ingestScenario, refusal } from "../support/ingest-scenarios.js";
+import { within } from "../support/load.js";
 import { snapshot } from "../support/snapshot.js";
 
 /** The other club's writer may make 4 ingest calls a minute: the bucket test's budget. */
@@ -277,6 +278,33 @@ describe("PushFixes and shutdown", () => {
       // The client keeps the stream open and sends nothing more.
       await stopping.close();
       expect(await call.ended).toBeNull();
+      expect(await storedTimes(IDS.b, t, t)).toEqual([t]);
+    } finally {
+      own.close();
+    }
+  });
+});
+
+describe("StreamFixes and shutdown", () => {
+  it("ends an open call UNAVAILABLE when the server stops, after committing the message under way, so the server does not wait for the client", async () => {
+    const t = recent(20_000);
+    const stopping = await startApi(api.db);
+    const own = grpcClient(stopping.grpcUrl);
+    try {
+      const ended = new Promise<grpc.ServiceError | null>((resolve) => {
+        const call = own.makeClientStreamRequest(
+          "/racing.v1.IngestService/StreamFixes",
+          (message: StreamFixesRequest) => Buffer.from(toBinary(StreamFixesRequestSchema, message)),
+          (bytes: Buffer) => fromBinary(StreamFixesResponseSchema, bytes),
+          metadata(),
+          (error) => resolve(error),
+        );
+        call.write(create(StreamFixesRequestSchema, { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, t, 1)] }));
+        // The client keeps the call open and sends nothing more.
+      });
+      await within(10_000, async () => expect(await storedTimes(IDS.b, t, t)).toEqual([t]));
+      await stopping.close();
+      expect((await ended)?.code).toBe(grpc.status.UNAVAILABLE);
       expect(await storedTimes(IDS.b, t, t)).toEqual([t]);
     } finally {
       own.close();
