@@ -1,7 +1,8 @@
 // The signing keys as this instance sees them: the newest unretired key signs, every
 // unretired key verifies. The set is re-read at most every `refreshMs` (5 s unless
-// configured), so a key retired on one instance is refused by all within that time. A kid not in the set is looked
-// up again at once: another instance may have just created the key and signed with it.
+// configured), so a key retired on one instance is refused by all within that time. A
+// kid not in the set is looked up again at once: another instance may have just created
+// the key and signed with it.
 
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";

@@ -67,7 +67,8 @@ export function connectRoutes({ services, openCall }: RouteDeps): (router: Conne
     router.service(ScopeService, services.scopes);
     router.service(IngestService, services.ingest);
     registerReflection(router, racingServices);
-    // Every listener serves these handlers: opened and corrected here, the answer is the same on all.
+    // Every listener serves these handlers: opened and corrected here, the answer is
+    // the same on all.
     const handlers = router.handlers.map((handler) =>
       withBidiNeedsHttp2(withUnreadBodyDrained(withUndecodableAsInvalidArgument(opened(handler)))),
     );

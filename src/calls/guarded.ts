@@ -1,8 +1,8 @@
 // Wraps every data RPC in the rules that apply to all of them, in one place: the
 // admission the call opened with (admission.ts: the guard, the client's rate-limit
-// bucket and its headers), and the one error path (typed errors become ConnectErrors; a database that does
-// not answer becomes API_UNAVAILABLE; anything else is logged and becomes
-// INTERNAL_ERROR with the same trace id, never a driver message).
+// bucket and its headers), and the one error path (typed errors become ConnectErrors; a
+// database that does not answer becomes API_UNAVAILABLE; anything else is logged and
+// becomes INTERNAL_ERROR with the same trace id, never a driver message).
 
 import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError, type ContextValues, type HandlerContext } from "@connectrpc/connect";

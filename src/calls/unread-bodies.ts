@@ -19,7 +19,8 @@ export function withUnreadBodyDrained(handler: UniversalHandler): UniversalHandl
     if (request.httpVersion.startsWith("2") || !isByteStream(request.body)) return handler(request);
     const body = drainable(request.body);
     const response = await handler({ ...request, body });
-    // A body still unread once the answer is written (never asked for: a refused call, a bad content type) is drained too.
+    // A body still unread once the answer is written (never asked for: a refused call,
+    // a bad content type) is drained too.
     return { ...response, body: thenDrain(response.body, body.drain) };
   };
   return Object.assign(wrapped, handler);

@@ -229,31 +229,19 @@ async function groupOfRace(conn: Connection, caller: Caller, request: { raceId: 
   return (await writableGroup(conn, caller, request.raceId, request.startGroupId)).group;
 }
 
-/** Row ids of entries of the group, in the order given; an unknown, malformed or repeated id is INVALID_ARGUMENT naming it. */
-async function entriesOfGroup(
-  conn: Connection,
-  startGroupId: number,
-  entryIds: readonly string[],
-  name: (i: number) => string,
-): Promise<number[]> {
-  const entries = await groupEntries(conn, startGroupId, [...new Set(entryIds.map((id) => id.toLowerCase()))]);
+/**
+ * Row ids of the entries of a live order's or a result's rows, in their order; an
+ * unknown, malformed or repeated id is INVALID_ARGUMENT naming `rows[i].entryId`.
+ */
+async function entriesOfRows(conn: Connection, startGroupId: number, rows: readonly { entryId: string }[]): Promise<number[]> {
+  const entries = await groupEntries(conn, startGroupId, [...new Set(rows.map((row) => row.entryId.toLowerCase()))]);
   const seen = new Set<number>();
-  return entryIds.map((entryId, i) => {
-    const id = entries.get(entryId.toLowerCase())?.id;
-    if (id === undefined || seen.has(id)) throw invalid(name(i));
+  return rows.map((row, i) => {
+    const id = entries.get(row.entryId.toLowerCase())?.id;
+    if (id === undefined || seen.has(id)) throw invalid(`rows[${i}].entryId`);
     seen.add(id);
     return id;
   });
-}
-
-/** The entries of a live order's or a result's rows, each named `rows[i].entryId` when it is not one of the group's. */
-function entriesOfRows(conn: Connection, startGroupId: number, rows: readonly { entryId: string }[]): Promise<number[]> {
-  return entriesOfGroup(
-    conn,
-    startGroupId,
-    rows.map((row) => row.entryId),
-    (i) => `rows[${i}].entryId`,
-  );
 }
 
 /** A reading's outcome as the answer's `duplicate`; the same key with other values is INGEST_CONFLICT. */

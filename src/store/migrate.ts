@@ -1,7 +1,8 @@
-// Applies pending migrations in version order, once, even when several instances
-// start together: a lock named after the database serialises them (migrations of other
-// databases on the same server go ahead) and `schema_migrations` records what is applied. A small runner on purpose: the migrations are a list in code, versioned
-// with the source, so there is nothing to locate on disk at run time.
+// Applies pending migrations in version order, once, even when several instances start
+// together: a lock named after the database serialises them (migrations of other
+// databases on the same server go ahead) and `schema_migrations` records what is
+// applied. A small runner on purpose: the migrations are a list in code, versioned with
+// the source, so there is nothing to locate on disk at run time.
 
 import type { RowDataPacket } from "mysql2/promise";
 import { MIGRATIONS, type Migration } from "./migrations.js";
