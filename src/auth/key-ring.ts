@@ -109,7 +109,7 @@ export class KeyRing {
 /** Adds a new signing key; it signs from now on, and older keys keep verifying until retired. */
 export async function createKey(pool: Pool): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
-  const kid = randomBytes(16).toString("base64url");
+  const kid = keyId();
   await insertKey(pool, {
     kid,
     alg: SIGNING_ALGORITHM,
@@ -117,4 +117,15 @@ export async function createKey(pool: Pool): Promise<string> {
     publicJwk: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM }),
   });
   return kid;
+}
+
+/**
+ * A new key's id: 16 random bytes as base64url, drawn again when it would begin with
+ * "-", which a command line takes for an option (`race-api keys retire -x...`).
+ */
+export function keyId(random: () => Buffer = () => randomBytes(16)): string {
+  for (;;) {
+    const kid = random().toString("base64url");
+    if (!kid.startsWith("-")) return kid;
+  }
 }
