@@ -76,6 +76,11 @@ export class BoatAnalytics {
     return this.stepPassings.passings;
   }
 
+  /** A mark passing not confirmed yet would be timed here (see StepPassings). */
+  get pendingPassingSinceMs(): number | null {
+    return this.stepPassings.pendingSinceMs;
+  }
+
   changeCourse(steps: readonly CourseStep[]): void {
     this.steps = steps;
     this.stepPassings.changeCourse(steps);
