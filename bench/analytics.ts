@@ -74,7 +74,9 @@ async function timed(run: () => Promise<unknown>): Promise<{ wallS: number; cpuS
 
 const plain = await mysql.createConnection({ uri: url });
 const plainRead = () =>
-  plain.query("SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes WHERE start_group_id = ? ORDER BY entry_id, t", [race.startGroups[0]!.id]);
+  plain.query("SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes WHERE start_group_id = ? ORDER BY entry_id, t", [
+    race.startGroups[0]!.id,
+  ]);
 const threeHours = 3 * 60 * MINUTE - 5_000;
 
 const early: { node: number; db: number }[] = [];
