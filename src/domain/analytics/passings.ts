@@ -69,6 +69,15 @@ export class StepPassings {
     this.candidate = null;
   }
 
+  /** An independent copy: the passings array is copied, its passings (never changed in place) shared. */
+  clone(): StepPassings {
+    const copy = new StepPassings(this.steps, this.gunMs);
+    copy.passings.push(...this.passings);
+    copy.previous = this.previous;
+    copy.candidate = this.candidate;
+    return copy;
+  }
+
   /** The phone's finish wins over the track's crossing. */
   recordFinish(atMs: number): void {
     if (this.finished) this.passings.pop();

@@ -7,6 +7,7 @@
 
 import { LRUCache } from "lru-cache";
 import type { BoatSnapshot } from "../../domain/analytics/boat-analytics.js";
+import { type RankedLegStats, rankLegs } from "../../domain/analytics/leg-stats.js";
 import { type CourseLeg, courseLegs } from "../../domain/analytics/course.js";
 import type { Manoeuvre } from "../../domain/analytics/manoeuvres.js";
 import { HEADING_SPAN_MS, LONGEST_TURN_MS, LOSS_WINDOW_MS } from "../../domain/analytics/manoeuvres.js";
@@ -29,6 +30,8 @@ export interface AnalyticsBoat {
   progressRank: number;
   distanceBehindLeaderM: number | null;
   timeBehindLeaderSeconds: number | null;
+  /** Each leg the boat started, with its rank and gap at the leg's end. */
+  legs: RankedLegStats[];
 }
 
 export interface BoatItem<T> {
@@ -226,6 +229,12 @@ class GroupState {
       }),
     );
     const byUuid = new Map(shown.map((boat) => [boat.uuid, boat]));
+    const legStats = new Map(
+      rankLegs(shown.map((boat) => ({ boat, legs: this.timelines.get(boat.entryId)!.current.legStats(asOfMs) }))).map(({ boat, legs }) => [
+        boat.entryId,
+        legs,
+      ]),
+    );
     const manoeuvres: BoatItem<Manoeuvre>[] = [];
     const passings: BoatItem<StepPassing>[] = [];
     for (const boat of shown) {
@@ -247,6 +256,7 @@ class GroupState {
           progressRank: standing.progressRank,
           distanceBehindLeaderM: standing.distanceBehindLeaderM,
           timeBehindLeaderSeconds: standing.timeBehindLeaderSeconds,
+          legs: legStats.get(boat.entryId)!,
         };
       }),
       manoeuvres,
