@@ -5,12 +5,6 @@
 import type { BoatRef } from "./facts.js";
 import type { CourseMark, CourseStepKind } from "./scenario.js";
 
-/**
- * Tracks should start this long before `fromMs` (at least with the last fix before it):
- * a mark rounding is judged from the samples of the minute before it (insights/roundings.ts).
- */
-export const TRACK_LOOKBACK_MS = 60_000;
-
 export interface LiveOrderData {
   asOfMs: number;
   /** entryId -> unofficial live place; null or absent: not ranked. */
@@ -48,15 +42,12 @@ export interface DetectionInput {
   /** The window's readings plus the newest one at or before `fromMs` (the baseline). */
   liveOrders: LiveOrderData[];
   /**
-   * Per boat: the window's fixes plus those of `TRACK_LOOKBACK_MS` before `fromMs` (at
-   * least the last one). Detection uses only those inside the boat's capture window.
+   * Per boat: its fixes from its capture window's start (gun - 5 min) to `toMs`. A mark
+   * rounding is a step passing, and steps are passed in order from the start line, so
+   * the whole race so far says which step a boat is on. Detection uses only the fixes
+   * inside the boat's capture window; none without a gun.
    */
   tracks: Map<string, TrackData>;
-  /**
-   * Boats' tracks from their capture window's start to `toMs`, for the boats that round a
-   * mark serving several steps of the course: the count of their entries names the step.
-   */
-  histories?: Map<string, TrackData>;
   /** Every version applied at or before `toMs`, ascending by `appliedFromMs`. */
   courses: CourseVersionData[];
   /** Phone finishes; those in the window are reported. */

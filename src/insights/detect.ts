@@ -2,7 +2,8 @@
 // group over one detection window, from plain data the caller has read. Pure, no I/O.
 //
 // The window is (fromMs, toMs]: an event at exactly `fromMs` belongs to the previous
-// window, one at `toMs` (= dataAsOf) to this one, and nothing after `toMs` is read.
+// window, one at `toMs` (= dataAsOf) to this one, and nothing after `toMs` is read. A mark
+// rounding belongs to the window in which the track confirmed it.
 // Every fact's id comes from what happened (factId), never from the window, so the same
 // event seen from overlapping windows keeps its id.
 
@@ -11,9 +12,9 @@ import { INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } 
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
 import { captureWindow } from "../domain/race-time.js";
 import { factId } from "./fact-id.js";
-import { compareStrings, detectRoundings, roundingZones, upperBound } from "./roundings.js";
+import { compareStrings, detectRoundings, upperBound } from "./roundings.js";
 
-export { ROUNDING_RADIUS_M, ROUNDINGS_PER_MARK, ROUNDING_REENTRY_MS } from "./roundings.js";
+export { ROUNDINGS_PER_MARK } from "./roundings.js";
 
 /** The spec's detection window: the 5 minutes before dataAsOf. */
 export const DETECTION_WINDOW_MS = 5 * 60_000;
@@ -25,7 +26,8 @@ export const GAIN_BUCKET_MS = 5 * 60_000;
 export const WIND_SHIFT_MIN_DEG = 10;
 export const WIND_CHANGE_MIN_KN = 3;
 /**
- * The group's facts with `fromMs < atMs <= toMs`: newest first, then by kind in the
+ * The group's facts with `fromMs < atMs <= toMs` (a mark rounding: known in the window,
+ * its time may be a little earlier, see roundings.ts): newest first, then by kind in the
  * spec's order (leadChange, markRounding, gain, finish, windShift), then by id; each id
  * once. The same input always gives the same facts.
  */
@@ -137,18 +139,14 @@ function gains(input: DetectionInput, orders: readonly LiveOrderData[]): Fact[] 
   });
 }
 
+/** The analytics' passings of marks and gates in the window (roundings.ts), each a fact at the passing's time. */
 function roundings(input: DetectionInput): Fact[] {
-  return detectRoundings(
-    capturedTracks(input),
-    input.courses,
-    input.fromMs,
-    input.toMs,
-    (id) => input.boats.has(id),
-    input.histories,
-  ).flatMap((r) => {
-    const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
-    return fact ? [fact] : [];
-  });
+  return detectRoundings(capturedTracks(input), input.courses, input.gunMs, input.fromMs, input.toMs, (id) => input.boats.has(id)).flatMap(
+    (r) => {
+      const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
+      return fact ? [fact] : [];
+    },
+  );
 }
 
 /** Phone finishes in the window, with the boat's place in the newest reading at or before `toMs`. */
@@ -240,11 +238,4 @@ function upperBoundBy<T>(items: readonly T[], value: number, timeOf: (item: T) =
     else hi = mid;
   }
   return lo;
-}
-
-/** The boats of `facts` that round a mark serving several steps: their histories name the step. */
-export function boatsNeedingHistory(input: DetectionInput, facts: readonly Fact[]): string[] {
-  const shared = input.courses.some((course) => roundingZones(course).some((zone) => zone.stepLabels.length > 1));
-  if (!shared) return [];
-  return [...new Set(facts.filter((fact) => fact.kind === "markRounding").map((fact) => fact.boats[0]!.entryId))];
 }

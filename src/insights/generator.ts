@@ -5,8 +5,8 @@
 // texts live in MySQL, so any instance serves what another generated.
 
 import type { Logger } from "pino";
-import { CAPTURE_BEFORE_GUN_MS, dataAsOf } from "../domain/race-time.js";
-import { boatTracks, detectionInputs } from "../store/insight-inputs.js";
+import { dataAsOf } from "../domain/race-time.js";
+import { detectionInputs } from "../store/insight-inputs.js";
 import {
   factsBetween,
   finishGeneration,
@@ -25,7 +25,7 @@ import {
 import type { Pool } from "../store/pool.js";
 import type { ReadPools } from "../store/read-replica.js";
 import type { RaceRecord } from "../store/races.js";
-import { boatsNeedingHistory, DETECTION_WINDOW_MS, detectFacts } from "./detect.js";
+import { DETECTION_WINDOW_MS, detectFacts } from "./detect.js";
 import type { Fact } from "../domain/facts.js";
 import type { Lang } from "./languages.js";
 import type { ModelPhraser } from "./model-phrasing.js";
@@ -93,21 +93,7 @@ export class InsightsGenerator {
     const facts = new Map<string, Fact>();
     for (let to = asOf; to > coveredFrom; to -= DETECTION_WINDOW_MS) {
       for (const input of await detectionInputs(reads.pool(), race, to - DETECTION_WINDOW_MS, to)) {
-        let found = detectFacts(input);
-        // A rounding of a mark that serves several steps is named from the boat's history: read only for those boats.
-        const rounders = boatsNeedingHistory(input, found);
-        if (rounders.length > 0 && input.gunMs !== null) {
-          const histories = await boatTracks(
-            reads.pool(),
-            race,
-            input.startGroupId,
-            rounders,
-            input.gunMs - CAPTURE_BEFORE_GUN_MS,
-            input.toMs,
-          );
-          found = detectFacts({ ...input, histories });
-        }
-        for (const fact of found) facts.set(fact.id, fact);
+        for (const fact of detectFacts(input)) facts.set(fact.id, fact);
       }
     }
     await saveFacts(pool, race.id, [...facts.values()]);

@@ -1,210 +1,118 @@
-// Mark roundings for the commentary feed: which boats' tracks enter the 50 m zone of a
-// rounding mark of the course applied at each GPS sample. Pure, no I/O; a sample far
-// from every mark costs a few comparisons against each mark's box and allocates nothing.
-//
-// Distances are haversine on a sphere of mean radius (src/domain/geo.ts). Against the
-// WGS84 ellipsoid that errs by at most ~0.5 %, i.e. under 25 cm at 50 m: far below the
-// metres of phone GPS noise, so it cannot move a sample across the zone's edge in any
-// way that the GPS itself would not.
+// Mark roundings for the commentary feed: the analytics' step passings of the course's
+// marks and gates (domain/analytics/passings.ts, its 50 m rule and course steps), found
+// by feeding each boat's track as the analytics feed it, so the ticker and the analytics
+// never disagree about who rounded what and when. Pure, no I/O.
 
-import { haversineDistanceM, metresPerDegree } from "../domain/geo.js";
-import { TRACK_LOOKBACK_MS, type CourseVersionData, type TrackData } from "../domain/detection-input.js";
-import type { CourseMark } from "../domain/scenario.js";
+import type { CourseVersionData, TrackData } from "../domain/detection-input.js";
+import { haversineDistanceM } from "../domain/geo.js";
+import { JumpFilter } from "../domain/analytics/kinematics.js";
+import { type StepPassing, StepPassings } from "../domain/analytics/passings.js";
+import type { CourseStep } from "../domain/scenario.js";
 
-/** A boat "rounds" a mark when its track enters this radius of it. */
-export const ROUNDING_RADIUS_M = 50;
 /** At most this many boats per mark per detection window: the first to arrive. */
 export const ROUNDINGS_PER_MARK = 3;
-/**
- * An entry counts only when the boat was outside the zone for this long before it, so
- * GPS noise on the zone's edge (a boat passing ~50 m off) makes one rounding, not
- * several. The caller reads tracks from this long before the window, so that every
- * window judges an entry from the same samples and gives it the same answer.
- */
-export const ROUNDING_REENTRY_MS = TRACK_LOOKBACK_MS;
 
 export interface Rounding {
   entryId: string;
-  /** The zone's key (see RoundingZone). */
-  zoneKey: string;
-  /** The step's label, or the entered mark's key when the step has none. */
+  /** The step's mark keys joined by "+": the mark the cap counts boats at (every lap's windward mark is one). */
+  markKey: string;
+  /** The step's label, or its mark's key when it has none (a gate's: the mark nearer the boat). */
   markLabel: string;
+  /** Whole milliseconds: a gate crossing's interpolated time cut as `new Date(atMs)` cuts it. */
   atMs: number;
-}
-
-/** One mark of a zone, with the box around its circle that pre-filters samples. */
-interface ZoneMark {
-  key: string;
-  lat: number;
-  lon: number;
-  halfLatDeg: number;
-  halfLonDeg: number;
+  /**
+   * When the track showed it: the fix that let the jump filter keep the passing's last fix
+   * (a mark's passing is confirmed by progress after its first fix inside).
+   */
+  knownAtMs: number;
+  stepIndex: number;
 }
 
 /**
- * Where a boat rounds: the circle around a step's mark, or for a gate the two circles
- * together (a boat goes round one of them, and often passes within 50 m of the other:
- * one rounding, not two).
+ * The boat's passings of mark and gate steps up to `toMs`, by the analytics' rule and in
+ * the analytics' feed order (boat-analytics.ts): every fix from the track's start goes
+ * through the jump filter, and each kept fix to StepPassings, under the course version
+ * applied at the fix pushed (changeCourse before its first fix). The track must start
+ * where the boat's capture window opens, or the steps before would not be known passed.
+ * Fixes before the first course version only prime the jump filter.
  */
-export interface RoundingZone {
-  /** The mark's key, or a gate's keys joined by "+": counts the boats per mark. */
-  key: string;
-  /** The step's label; null: the entered mark's key names it. */
-  label: string | null;
-  /** The labels of every step that rounds this zone, in the course's order (the windward mark of lap 1, lap 2...). */
-  stepLabels: (string | null)[];
-  marks: ZoneMark[];
-}
-
-interface PreparedVersion {
-  appliedFromMs: number;
-  zones: RoundingZone[];
-}
-
-/**
- * The rounding zones of a course version: each `mark` step and each `gate` step (start
- * and finish line ends are not rounded), once per set of marks; a mark used by several
- * steps (the windward mark of every lap) is one zone, with each step's label.
- */
-export function roundingZones(course: CourseVersionData): RoundingZone[] {
-  const zones = new Map<string, RoundingZone>();
-  for (const step of course.steps) {
-    if ((step.kind !== "mark" && step.kind !== "gate") || step.marks.length === 0) continue;
-    const identity = JSON.stringify(step.marks.map((m) => [m.key, m.lat, m.lon]));
-    const zone = zones.get(identity);
-    if (zone) zone.stepLabels.push(step.label);
-    else
-      zones.set(identity, {
-        key: step.marks.map((m) => m.key).join("+"),
-        label: step.label,
-        stepLabels: [step.label],
-        marks: step.marks.map(zoneMark),
-      });
+export function markRoundings(
+  entryId: string,
+  track: TrackData,
+  courses: readonly CourseVersionData[],
+  gunMs: number | null,
+  toMs: number,
+): Rounding[] {
+  const filter = new JumpFilter();
+  let passings: StepPassings | null = null;
+  let steps: readonly CourseStep[] = [];
+  let version = -1;
+  const found: Rounding[] = [];
+  const end = upperBound(track.t, toMs);
+  for (let i = 0; i < end; i++) {
+    const fix = { tMs: track.t[i] as number, lat: track.lat[i] as number, lon: track.lon[i] as number };
+    while (version + 1 < courses.length && (courses[version + 1] as CourseVersionData).appliedFromMs <= fix.tMs) {
+      version++;
+      steps = judgeable((courses[version] as CourseVersionData).steps);
+      if (passings === null) passings = new StepPassings(steps, gunMs);
+      else passings.changeCourse(steps);
+    }
+    const kept = filter.push(fix);
+    if (kept === null || passings === null) continue;
+    for (const passing of passings.consume(kept)) {
+      const step = steps[passing.stepIndex - 1];
+      if (step === undefined || (step.kind !== "mark" && step.kind !== "gate")) continue;
+      found.push(rounding(entryId, passing, step, kept, fix.tMs));
+    }
   }
-  return [...zones.values()];
+  return found;
 }
 
-/**
- * The label of the step a boat rounds when it enters `zone` for the n-th time in its
- * race (`entries`, counted on its track since its capture window opened): a mark that
- * serves several steps is named for the one being rounded. Past the last step, the
- * last; without the boat's history (`entries` null), the first.
- */
-export function roundedStepLabel(zone: RoundingZone, entries: number | null, enteredKey: string): string {
-  const index = entries === null ? 0 : Math.min(Math.max(entries, 1), zone.stepLabels.length) - 1;
-  return zone.stepLabels[index] ?? enteredKey;
+/** A course whose every step has its marks (ingest insists on them); any other has no steps to judge. */
+function judgeable(steps: readonly CourseStep[]): readonly CourseStep[] {
+  return steps.every((step) => step.marks.length > 0) ? steps : [];
 }
 
-/** How often the track enters the zone at or before `untilMs`, by the rule of detectRoundings. */
-export function zoneEntries(zone: RoundingZone, track: TrackData, untilMs: number): number {
-  let count = 0;
-  const end = upperBound(track.t, untilMs);
-  for (let i = 1; i < end; i++) {
-    if (markWithin(zone, track.lat[i] as number, track.lon[i] as number) === null) continue;
-    if (markWithin(zone, track.lat[i - 1] as number, track.lon[i - 1] as number) !== null) continue;
-    if (!insideSince(zone, track, i - 2, (track.t[i] as number) - ROUNDING_REENTRY_MS)) count++;
-  }
-  return count;
-}
-
-function zoneMark(m: CourseMark): ZoneMark {
-  // The box is a little larger than the circle: inside it haversine decides exactly.
-  const reachM = ROUNDING_RADIUS_M * 1.01 + 1;
-  const scale = metresPerDegree(m.lat);
+function rounding(entryId: string, passing: StepPassing, step: CourseStep, at: { lat: number; lon: number }, knownAtMs: number): Rounding {
+  let nearest = step.marks[0]!;
+  for (const mark of step.marks) if (haversineDistanceM(mark, at) < haversineDistanceM(nearest, at)) nearest = mark;
   return {
-    key: m.key,
-    lat: m.lat,
-    lon: m.lon,
-    halfLatDeg: reachM / scale.lat,
-    // Right at a pole a longitude box means nothing: let every sample through to haversine.
-    halfLonDeg: scale.lon > 1 ? reachM / scale.lon : 360,
+    entryId,
+    markKey: step.marks.map((m) => m.key).join("+"),
+    markLabel: step.label ?? nearest.key,
+    atMs: Math.trunc(passing.atMs),
+    knownAtMs,
+    stepIndex: passing.stepIndex,
   };
 }
 
-/** The zone's mark within `ROUNDING_RADIUS_M` of the point, or null. */
-function markWithin(zone: RoundingZone, lat: number, lon: number): ZoneMark | null {
-  for (const mark of zone.marks) {
-    if (Math.abs(lat - mark.lat) > mark.halfLatDeg) continue;
-    let dLon = lon - mark.lon;
-    if (dLon > 180) dLon -= 360;
-    else if (dLon < -180) dLon += 360;
-    if (Math.abs(dLon) > mark.halfLonDeg) continue;
-    // Inclusive, with a micrometre for the rounding of a point laid exactly 50 m off.
-    if (haversineDistanceM(mark, { lat, lon }) <= ROUNDING_RADIUS_M + 1e-6) return mark;
-  }
-  return null;
-}
-
 /**
- * Roundings with `fromMs < atMs <= toMs`, at most `ROUNDINGS_PER_MARK` boats per zone
- * (the first to arrive; ties by entry id), one per boat and zone: its first entry.
- *
- * An entry is a sample inside a zone of the course version applied at that sample's
- * time whose previous sample lies outside that same zone (where this version has it),
- * with no sample inside it in the `ROUNDING_REENTRY_MS` before. A track's very first
- * sample has no previous one and is not an entry: a phone switched on beside a mark has
- * not been seen arriving there. Only samples up to `toMs` are read.
+ * Roundings that became known in the window (`fromMs < knownAtMs <= toMs`) of the boats
+ * `isGroupBoat` names, at most `ROUNDINGS_PER_MARK` boats per mark (the first to arrive;
+ * ties by entry id). A passing is confirmed after its own time, so windows that merely
+ * meet (the catch-up's) each report the passings they learnt: none falls between them.
+ * Each track is read from its start (the boat's capture window) to `toMs`, nothing after.
  */
 export function detectRoundings(
   tracks: ReadonlyMap<string, TrackData>,
   courses: readonly CourseVersionData[],
+  gunMs: number | null,
   fromMs: number,
   toMs: number,
   isGroupBoat: (entryId: string) => boolean = () => true,
-  histories: ReadonlyMap<string, TrackData> = new Map(),
 ): Rounding[] {
-  const versions: PreparedVersion[] = [];
-  for (const c of courses) {
-    if (c.appliedFromMs > toMs) break;
-    versions.push({ appliedFromMs: c.appliedFromMs, zones: roundingZones(c) });
-  }
-  if (versions.length === 0) return [];
-
   const found: Rounding[] = [];
   for (const [entryId, track] of tracks) {
     if (!isGroupBoat(entryId)) continue;
-    const { t, lat, lon } = track;
-    const end = upperBound(t, toMs);
-    // Index 0 is never an entry (no previous sample); samples up to fromMs are history only.
-    let i = Math.max(1, upperBound(t, fromMs));
-    let v = 0;
-    let rounded: string[] | null = null;
-    for (; i < end; i++) {
-      const ti = t[i] as number;
-      while (v + 1 < versions.length && (versions[v + 1] as PreparedVersion).appliedFromMs <= ti) v++;
-      const version = versions[v] as PreparedVersion;
-      if (version.appliedFromMs > ti) continue; // before the first course version
-      for (const zone of version.zones) {
-        const entered = markWithin(zone, lat[i] as number, lon[i] as number);
-        if (entered === null || markWithin(zone, lat[i - 1] as number, lon[i - 1] as number) !== null) continue;
-        if (rounded?.includes(zone.key) || insideSince(zone, track, i - 2, ti - ROUNDING_REENTRY_MS)) continue;
-        (rounded ??= []).push(zone.key);
-        const history = zone.stepLabels.length > 1 ? histories.get(entryId) : undefined;
-        found.push({
-          entryId,
-          zoneKey: zone.key,
-          markLabel: roundedStepLabel(zone, history ? zoneEntries(zone, history, ti) : null, entered.key),
-          atMs: ti,
-        });
-      }
-    }
+    for (const r of markRoundings(entryId, track, courses, gunMs, toMs)) if (r.knownAtMs > fromMs) found.push(r);
   }
-
   found.sort((a, b) => a.atMs - b.atMs || compareStrings(a.entryId, b.entryId));
-  const boatsPerZone = new Map<string, number>();
+  const boatsPerMark = new Map<string, number>();
   return found.filter((r) => {
-    const n = boatsPerZone.get(r.zoneKey) ?? 0;
-    boatsPerZone.set(r.zoneKey, n + 1);
+    const n = boatsPerMark.get(r.markKey) ?? 0;
+    boatsPerMark.set(r.markKey, n + 1);
     return n < ROUNDINGS_PER_MARK;
   });
-}
-
-/** Whether any sample from index `j` back to time `sinceMs` lies inside the zone. */
-function insideSince(zone: RoundingZone, track: TrackData, j: number, sinceMs: number): boolean {
-  for (; j >= 0 && (track.t[j] as number) >= sinceMs; j--) {
-    if (markWithin(zone, track.lat[j] as number, track.lon[j] as number) !== null) return true;
-  }
-  return false;
 }
 
 /** The first index whose value is greater than `value` (values ascending). */

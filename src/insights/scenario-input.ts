@@ -2,14 +2,15 @@
 // the MySQL reader hands detection, for tests and benchmarks on simulated races.
 
 import type { Entry, StartGroup } from "../domain/scenario.js";
-import { TRACK_LOOKBACK_MS, type DetectionInput, type LiveOrderData, type TrackData, type WindData } from "../domain/detection-input.js";
+import type { DetectionInput, LiveOrderData, TrackData, WindData } from "../domain/detection-input.js";
+import { captureWindow } from "../domain/race-time.js";
 import type { BoatRef } from "../domain/facts.js";
 import { upperBound } from "./roundings.js";
 
 /**
  * The group's data for the window (fromMs, toMs]: readings and wind from the newest at or
- * before `fromMs` on, fixes from `TRACK_LOOKBACK_MS` before it (and the last one before
- * that), every course version applied by `toMs`, finishes in the window.
+ * before `fromMs` on, fixes from where the capture window opens (gun - 5 min) to `toMs`,
+ * every course version applied by `toMs`, finishes in the window.
  */
 export function detectionInputFromScenario(
   raceId: string,
@@ -30,9 +31,12 @@ export function detectionInputFromScenario(
   }));
   const wind: WindData[] = (group.wind ?? []).map((w) => ({ measuredAtMs: Date.parse(w.measuredAtUtc), twd: w.twd, tws: w.tws ?? null }));
 
+  const gunMs = group.startTimeUtc ? Date.parse(group.startTimeUtc) : null;
+  const capture = captureWindow(gunMs);
   const tracks = new Map<string, TrackData>();
   for (const track of group.tracks ?? []) {
-    const from = Math.max(0, upperBound(track.t, fromMs - TRACK_LOOKBACK_MS) - 1);
+    if (capture === null) break;
+    const from = upperBound(track.t, capture.fromMs - 1);
     const to = upperBound(track.t, toMs);
     if (to <= from) continue;
     tracks.set(track.entryId, { t: track.t.slice(from, to), lat: track.lat.slice(from, to), lon: track.lon.slice(from, to) });
@@ -45,7 +49,7 @@ export function detectionInputFromScenario(
     fromMs,
     toMs,
     boats,
-    gunMs: group.startTimeUtc ? Date.parse(group.startTimeUtc) : null,
+    gunMs,
     finishMs: firstFinishes(group, toMs),
     liveOrders: withBaseline(orders, (o) => o.asOfMs, fromMs, toMs),
     tracks,

@@ -3,7 +3,8 @@
 // wind, each with the reading just before the window as the baseline to compare with.
 
 import type { RowDataPacket } from "mysql2/promise";
-import { TRACK_LOOKBACK_MS, type DetectionInput } from "../domain/detection-input.js";
+import type { DetectionInput } from "../domain/detection-input.js";
+import { captureWindow } from "../domain/race-time.js";
 import type { BoatRef } from "../domain/facts.js";
 import { fixesInWindow } from "./fixes.js";
 import type { Connection, Pool } from "./pool.js";
@@ -30,7 +31,10 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
       const boats = new Map<string, BoatRef>(
         own.map((member) => [member.uuid, { entryId: member.uuid, sailNumber: member.sailNumber, boatName: member.boatName }]),
       );
-      const tracks = await positionTracks(db, group.id, uuidOf, fromMs - TRACK_LOOKBACK_MS, toMs);
+      // The capture window up to toMs: roundings are the boats' step passings since the start.
+      const capture = captureWindow(group.gunMs);
+      const tracks =
+        capture === null ? new Map() : await positionTracks(db, group.id, uuidOf, capture.fromMs, Math.min(toMs, capture.untilMs - 1));
       return {
         raceId: race.uuid,
         startGroupId: group.uuid,
@@ -140,24 +144,6 @@ async function windReadings(db: Db, groupIds: number[], fromMs: number, toMs: nu
     twd: row.twd as number,
     tws: row.tws as number | null,
   }));
-}
-
-/** The tracks of `entryUuids` in the group `startGroupUuid` over [fromMs, toMs], as detection reads them. */
-export async function boatTracks(
-  db: Db,
-  race: RaceRecord,
-  startGroupUuid: string,
-  entryUuids: readonly string[],
-  fromMs: number,
-  toMs: number,
-): Promise<Map<string, PositionTrack>> {
-  const group = race.startGroups.find((g) => g.uuid === startGroupUuid);
-  if (!group || entryUuids.length === 0) return new Map();
-  const wanted = new Set(entryUuids);
-  const uuidOf = new Map(
-    (await groupBoats(db, [group.id])).filter((member) => wanted.has(member.uuid)).map((member) => [member.entryId, member.uuid]),
-  );
-  return positionTracks(db, group.id, uuidOf, fromMs, toMs);
 }
 
 interface PositionTrack {
