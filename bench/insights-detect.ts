@@ -5,7 +5,10 @@
 // Baseline, measured in the same run on the same input: iterating every sample of the
 // window once and computing one haversine per sample (to the windward mark): the least
 // any detection that looks at each fix at all could cost. Compare the ratio across
-// machines; the milliseconds are this machine's. Goal: well under 20 ms.
+// machines; the milliseconds are this machine's. Mark roundings are the analytics' step
+// passings, found by replaying each boat from its capture window's start, so detection
+// costs the race so far, not the window (docs/decisions.md, "Mark roundings are step
+// passings"); the baseline still reads the window alone.
 //
 //   npm run bench:insights             (RUNS=200 npm run bench:insights for more runs)
 
