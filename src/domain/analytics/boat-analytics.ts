@@ -76,6 +76,11 @@ export class BoatAnalytics {
     return this.stepPassings.passings;
   }
 
+  /** A mark passing not confirmed yet would be timed here (see StepPassings). */
+  get pendingPassingSinceMs(): number | null {
+    return this.stepPassings.pendingSinceMs;
+  }
+
   changeCourse(steps: readonly CourseStep[]): void {
     this.steps = steps;
     this.stepPassings.changeCourse(steps);
@@ -120,7 +125,8 @@ export class BoatAnalytics {
       cogDeg: velocity?.cogDeg ?? null,
       vmgKn: velocity !== null && axisDeg !== null ? vmgAlongKn(velocity, axisDeg) : null,
       vmg60Kn: over60 !== null && axisDeg !== null ? vmgAlongKn(over60, axisDeg) : null,
-      twaDeg: velocity?.cogDeg != null ? trueWindAngleDeg(twdDeg, velocity.cogDeg) : null,
+      // No committee wind yet (NaN): no angle to it.
+      twaDeg: velocity?.cogDeg != null && Number.isFinite(twdDeg) ? trueWindAngleDeg(twdDeg, velocity.cogDeg) : null,
       startedAtMs: start?.atMs ?? null,
       finishedAtMs: finish?.atMs ?? null,
       fixTimeMs: position === undefined ? null : this.recent.at(-1)!.tMs,

@@ -51,6 +51,11 @@ export class StepPassings {
     return this.passings.length;
   }
 
+  /** The first fix inside a mark's radius not yet confirmed by progress: a passing may still be timed there. */
+  get pendingSinceMs(): number | null {
+    return this.candidate?.atMs ?? null;
+  }
+
   get finished(): boolean {
     return this.passings.at(-1)?.stepKind === "finish";
   }
