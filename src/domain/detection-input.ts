@@ -1,7 +1,8 @@
 // What one detection of the commentary feed's facts reads for one start group: plain
-// data the store reads from the database, or insights/scenario-input.ts from a scenario,
-// and insights/detect.ts judges.
+// data the store reads from the database and the race analytics' step passings (or
+// insights/scenario-input.ts builds both from a scenario), which insights/detect.ts judges.
 
+import type { StepPassing } from "./analytics/passings.js";
 import type { BoatRef } from "./facts.js";
 import type { CourseMark, CourseStepKind } from "./scenario.js";
 
@@ -35,19 +36,14 @@ export interface DetectionInput {
   toMs: number;
   /** The group's boats by entry id; facts about any other entry are not reported. */
   boats: Map<string, BoatRef>;
-  /** The group's gun; null: no capture window yet, so no boat's position is used. */
-  gunMs: number | null;
-  /** Each boat's (first) phone finish at or before `toMs`: its capture window ends there. */
-  finishMs: Map<string, number>;
   /** The window's readings plus the newest one at or before `fromMs` (the baseline). */
   liveOrders: LiveOrderData[];
   /**
-   * Per boat: its fixes from its capture window's start (gun - 5 min) to `toMs`. A mark
-   * rounding is a step passing, and steps are passed in order from the start line, so
-   * the whole race so far says which step a boat is on. Detection uses only the fixes
-   * inside the boat's capture window; none without a gun.
+   * The group's step passings as the race analytics know them (at the generation's
+   * dataAsOf, which may be later than `toMs`), by time: a mark rounding is the passing of
+   * a mark or gate step. Those timed in the window are reported; any others are ignored.
    */
-  tracks: Map<string, TrackData>;
+  passings: readonly PassingData[];
   /** Every version applied at or before `toMs`, ascending by `appliedFromMs`. */
   courses: CourseVersionData[];
   /** Phone finishes; those in the window are reported. */
@@ -68,9 +64,14 @@ export interface CourseVersionData {
   steps: CourseStepData[];
 }
 
-/** Parallel arrays, ascending by `t` (epoch ms). */
-export interface TrackData {
-  t: ArrayLike<number>;
-  lat: ArrayLike<number>;
-  lon: ArrayLike<number>;
+/** What the store reads for one detection: all of it but the passings, which come from the race analytics. */
+export type RecordedDetectionInput = Omit<DetectionInput, "passings">;
+
+/** A boat's passing of a course step (domain/analytics/passings.ts), by entry id. */
+export interface PassingData {
+  entryId: string;
+  passing: StepPassing;
 }
+
+/** Each start group's passings (by start group id), by time. */
+export type GroupPassings = ReadonlyMap<string, readonly PassingData[]>;

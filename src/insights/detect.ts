@@ -3,16 +3,16 @@
 //
 // The window is (fromMs, toMs]: an event at exactly `fromMs` belongs to the previous
 // window, one at `toMs` (= dataAsOf) to this one, and nothing after `toMs` is read. A mark
-// rounding belongs to the window in which the track confirmed it.
+// rounding is the analytics' passing timed in the window, once they know it (a generation
+// looks again at windows it covered before: generator.ts).
 // Every fact's id comes from what happened (factId), never from the window, so the same
 // event seen from overlapping windows keeps its id.
 
-import type { DetectionInput, LiveOrderData, TrackData, WindData } from "../domain/detection-input.js";
+import type { DetectionInput, LiveOrderData, WindData } from "../domain/detection-input.js";
 import { INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../domain/facts.js";
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
-import { captureWindow } from "../domain/race-time.js";
 import { factId } from "./fact-id.js";
-import { compareStrings, detectRoundings, upperBound } from "./roundings.js";
+import { compareStrings, detectRoundings } from "./roundings.js";
 
 export { ROUNDINGS_PER_MARK } from "./roundings.js";
 
@@ -26,8 +26,7 @@ export const GAIN_BUCKET_MS = 5 * 60_000;
 export const WIND_SHIFT_MIN_DEG = 10;
 export const WIND_CHANGE_MIN_KN = 3;
 /**
- * The group's facts with `fromMs < atMs <= toMs` (a mark rounding: known in the window,
- * its time may be a little earlier, see roundings.ts): newest first, then by kind in the
+ * The group's facts with `fromMs < atMs <= toMs`: newest first, then by kind in the
  * spec's order (leadChange, markRounding, gain, finish, windShift), then by id; each id
  * once. The same input always gives the same facts.
  */
@@ -90,26 +89,6 @@ function holdsLead(reading: LiveOrderData, before: LiveOrderData): boolean {
 }
 
 /**
- * Each boat's track cut to its capture window (race-time.ts), the rule ingest, live and
- * track apply: a boat sailing to the start or home after finishing is not reported,
- * wherever its phone was.
- */
-function capturedTracks(input: DetectionInput): Map<string, TrackData> {
-  const captured = new Map<string, TrackData>();
-  for (const [entryId, track] of input.tracks) {
-    const window = captureWindow(input.gunMs, input.finishMs.get(entryId) ?? null);
-    if (window === null) continue;
-    // Times are whole milliseconds: the first sample at or after fromMs.
-    const from = upperBound(track.t, window.fromMs - 1);
-    const to = upperBound(track.t, window.untilMs - 1);
-    if (to <= from) continue;
-    const part = (values: ArrayLike<number>) => Array.prototype.slice.call(values, from, to) as number[];
-    captured.set(entryId, from === 0 && to === track.t.length ? track : { t: part(track.t), lat: part(track.lat), lon: part(track.lon) });
-  }
-  return captured;
-}
-
-/**
  * Boats at least `MIN_PLACES_GAINED` places up from the baseline reading (the newest at
  * or before `fromMs`) to the newest reading in the window; the `GAINS_PER_DETECTION`
  * largest, ties by better current place, then entry id. No baseline, no gains.
@@ -139,14 +118,19 @@ function gains(input: DetectionInput, orders: readonly LiveOrderData[]): Fact[] 
   });
 }
 
-/** The analytics' passings of marks and gates in the window (roundings.ts), each a fact at the passing's time. */
+/**
+ * The mark roundings alone: the analytics' passings of marks and gates timed in the
+ * window (roundings.ts), each a fact at the passing's time, in the order of detectFacts.
+ */
+export function detectMarkRoundings(input: DetectionInput): Fact[] {
+  return roundings(input).sort(newestFirst);
+}
+
 function roundings(input: DetectionInput): Fact[] {
-  return detectRoundings(capturedTracks(input), input.courses, input.gunMs, input.fromMs, input.toMs, (id) => input.boats.has(id)).flatMap(
-    (r) => {
-      const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
-      return fact ? [fact] : [];
-    },
-  );
+  return detectRoundings(input.passings, input.courses, input.fromMs, input.toMs, (id) => input.boats.has(id)).flatMap((r) => {
+    const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
+    return fact ? [fact] : [];
+  });
 }
 
 /** Phone finishes in the window, with the boat's place in the newest reading at or before `toMs`. */

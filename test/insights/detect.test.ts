@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { angleDifferenceDegrees, destinationPoint, haversineDistanceM, initialBearingDeg, type LatLon } from "../../src/domain/geo.js";
-import type { CourseVersionData, DetectionInput, LiveOrderData, TrackData, WindData } from "../../src/domain/detection-input.js";
-import { GAIN_BUCKET_MS, detectFacts } from "../../src/insights/detect.js";
+import type { CourseVersionData, DetectionInput, LiveOrderData, PassingData, WindData } from "../../src/domain/detection-input.js";
+import { GAIN_BUCKET_MS, detectFacts, detectMarkRoundings } from "../../src/insights/detect.js";
 import type { BoatRef, Fact } from "../../src/domain/facts.js";
 import { factId } from "../../src/insights/fact-id.js";
-import { detectionInputFromScenario } from "../../src/insights/scenario-input.js";
+import { detectionInputFromScenario, scenarioPassings } from "../../src/insights/scenario-input.js";
 import { simulateRace, simulateScenario } from "../../src/sim/index.js";
 import { BoatAnalytics } from "../../src/domain/analytics/boat-analytics.js";
 import type { StepPassing } from "../../src/domain/analytics/passings.js";
@@ -35,10 +35,8 @@ function input(parts: Partial<DetectionInput> = {}): DetectionInput {
     fromMs: T0,
     toMs: T0 + 5 * MIN,
     boats,
-    gunMs: T0 - 30 * MIN,
-    finishMs: new Map(),
     liveOrders: [],
-    tracks: new Map(),
+    passings: [],
     courses: [],
     finishes: [],
     wind: [],
@@ -48,6 +46,39 @@ function input(parts: Partial<DetectionInput> = {}): DetectionInput {
 
 function order(asOfMs: number, ranks: Record<string, number | null>): LiveOrderData {
   return { asOfMs, ranks: new Map(Object.entries(ranks)) };
+}
+
+/** Parallel arrays, ascending by `t` (epoch ms). */
+interface TrackData {
+  t: number[];
+  lat: number[];
+  lon: number[];
+}
+
+/**
+ * The step passings the analytics find in `tracks` known at `knownAtMs`, by the pure core
+ * as the scenario path feeds it (scenario-input.ts): each boat's fixes of its capture
+ * window (from gun - 5 min to its finish in `finishMs`), none without a gun.
+ */
+function passingsOf(
+  tracks: ReadonlyMap<string, TrackData>,
+  courses: readonly CourseVersionData[],
+  gunMs: number | null,
+  knownAtMs: number,
+  finishMs: ReadonlyMap<string, number> = new Map(),
+): PassingData[] {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const group: StartGroup = {
+    id: GROUP,
+    name: "IRC 1",
+    state: "Started",
+    startTimeUtc: gunMs === null ? null : iso(gunMs),
+    entryIds: [...tracks.keys()],
+    courses: courses.map((c, i) => ({ version: i + 1, appliedFromUtc: iso(c.appliedFromMs), steps: c.steps })),
+    finishes: [...finishMs].map(([entryId, ms]) => ({ entryId, finishTimeUtc: iso(ms) })),
+    tracks: [...tracks].map(([entryId, tr]) => ({ entryId, t: [...tr.t], lat: [...tr.lat], lon: [...tr.lon] })),
+  };
+  return scenarioPassings(group, knownAtMs);
 }
 
 function track(samples: [number, LatLon][]): TrackData {
@@ -107,9 +138,9 @@ function sail(startMs: number, waypoints: LatLon[]): TrackData {
 }
 
 function push(track: TrackData, t: number, p: LatLon): void {
-  (track.t as number[]).push(t);
-  (track.lat as number[]).push(p.lat);
-  (track.lon as number[]).push(p.lon);
+  track.t.push(t);
+  track.lat.push(p.lat);
+  track.lon.push(p.lon);
 }
 
 /** The track's fixes with fromMs <= t <= toMs, as a new track. */
@@ -200,8 +231,12 @@ describe("markRounding", () => {
   const G = T0;
   const raceTrack = (startMs = G - 10 * S, gate: LatLon = GATE): TrackData =>
     sail(startMs, [at(START, 100, 180), at(MARK, 20, 90), gate, at(MARK, 20, 90), at(FINISH, 60, 180)]);
-  const detect = (parts: Partial<DetectionInput>) =>
-    detectFacts(input({ gunMs: G, fromMs: G, toMs: G + 30 * MIN, courses: [raceCourse(G - 10 * MIN)], ...parts }));
+  type Tracks = { tracks?: Map<string, TrackData>; gunMs?: number | null; finishMs?: Map<string, number>; knownAtMs?: number };
+  /** Detection over (G, G + 30 min] of the passings the analytics find in `tracks`, known at `knownAtMs` (default: toMs). */
+  const detect = ({ tracks = new Map(), gunMs = G, finishMs, knownAtMs, ...parts }: Partial<DetectionInput> & Tracks) => {
+    const base = input({ fromMs: G, toMs: G + 30 * MIN, courses: [raceCourse(G - 10 * MIN)], ...parts });
+    return detectFacts({ ...base, passings: passingsOf(tracks, base.courses, gunMs, knownAtMs ?? base.toMs, finishMs) });
+  };
   const roundingsOf = (facts: Fact[]) => ofKind(facts, "markRounding").map((f) => [...boatsOf(f), f.atMs, f.markLabel]);
 
   it("reports each mark and gate passed, at its first fix inside 50 m, in the course's order; start and finish are no roundings", () => {
@@ -261,27 +296,30 @@ describe("markRounding", () => {
   it("reports no rounding outside the boat's capture window: after its finish, without a gun", () => {
     const tr = raceTrack();
     const lap1 = firstInside(tr, MARK, G);
-    const labels = (parts: Partial<DetectionInput>) => detect({ tracks: new Map([["a", tr]]), ...parts }).map((f) => f.markLabel);
+    const labels = (parts: Parameters<typeof detect>[0]) => detect({ tracks: new Map([["a", tr]]), ...parts }).map((f) => f.markLabel);
     expect(labels({ finishMs: new Map([["a", lap1 - 1]]) })).toEqual([]);
     expect(labels({ finishMs: new Map([["a", lap1 + 30 * S]]) })).toEqual(["Windward 1"]);
     expect(labels({ gunMs: null })).toEqual([]);
   });
 
-  it("reports a passing in the windows that learnt it, at its own time with one id: windows that meet lose none", () => {
+  it("reports a passing in the windows its time lies in once it is known, at its own time with one id: windows that meet lose none", () => {
     const tr = raceTrack();
     const lap1 = firstInside(tr, MARK, G);
-    const windward = (fromMs: number, toMs: number) =>
-      ofKind(detect({ fromMs, toMs, tracks: new Map([["a", tr]]) }), "markRounding").filter((f) => f.markLabel === "Windward 1");
+    const windward = (fromMs: number, toMs: number, knownAtMs = toMs) =>
+      ofKind(detect({ fromMs, toMs, knownAtMs, tracks: new Map([["a", tr]]) }), "markRounding").filter((f) => f.markLabel === "Windward 1");
     // A window ending 5 s after the first fix inside, before the boat has sailed on: not yet known.
     const boundary = lap1 + 5 * S;
     expect(windward(boundary - 5 * MIN, boundary)).toEqual([]);
-    const next = windward(boundary, boundary + 5 * MIN);
-    expect(next.map((f) => f.atMs)).toEqual([lap1]);
-    expect(next[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "markRounding", entryIds: ["a"], atMs: lap1 }));
+    // The same window looked at again a minute later (a generation's catch-up): known now, at its own time.
+    const later = windward(boundary - 5 * MIN, boundary, boundary + MIN);
+    expect(later.map((f) => f.atMs)).toEqual([lap1]);
+    expect(later[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "markRounding", entryIds: ["a"], atMs: lap1 }));
     // Windows that meet, as a catch-up runs them: the passing once. Windows that overlap: the same fact.
-    const meeting = [-2, -1, 0, 1, 2].flatMap((k) => windward(boundary + k * 5 * MIN, boundary + (k + 1) * 5 * MIN));
-    expect(meeting).toEqual(next);
-    expect(windward(lap1 - MIN, lap1 + 4 * MIN)).toEqual(next);
+    const meeting = [-2, -1, 0, 1, 2].flatMap((k) => windward(boundary + k * 5 * MIN, boundary + (k + 1) * 5 * MIN, boundary + MIN));
+    expect(meeting).toEqual(later);
+    expect(windward(lap1 - MIN, lap1 + 4 * MIN)).toEqual(later);
+    // A passing timed after the window is not this window's, however well known.
+    expect(windward(lap1 - 5 * MIN, lap1 - 1, lap1 + 4 * MIN)).toEqual([]);
   });
 
   it("reports the first 3 boats to pass a mark in a window, ties by entry id; each mark is capped on its own", () => {
@@ -308,11 +346,11 @@ describe("markRounding", () => {
     expect(roundingsOf(facts).filter(([, , label]) => label === "Leeward gate")).toHaveLength(3);
   });
 
-  it("names an unlabelled step by its mark's key, a gate by the mark the boat passed nearer", () => {
+  it("names an unlabelled step by its mark's key, a gate by both its marks' keys", () => {
     const course = raceCourse(G - 10 * MIN);
     for (const step of course.steps) step.label = null;
     const facts = detect({ courses: [course], tracks: new Map([["a", raceTrack(G - 10 * S, at(STBD, 20, 90))]]) });
-    expect(ofKind(facts, "markRounding").map((f) => f.markLabel)).toEqual(["windward", "gate-stbd", "windward"]);
+    expect(ofKind(facts, "markRounding").map((f) => f.markLabel)).toEqual(["windward", "gate-port/gate-stbd", "windward"]);
   });
 
   it("judges the steps still ahead against the course version applied: a windward mark moved mid-race", () => {
@@ -329,12 +367,13 @@ describe("markRounding", () => {
     ]);
   });
 
-  it("ignores boats of other groups, and judges nothing against a course with a step without marks", () => {
+  it("ignores boats of other groups, and start and finish passings handed in", () => {
     const tr = raceTrack();
     expect(detect({ tracks: new Map([["zz", tr]]) })).toEqual([]);
-    const broken = raceCourse(G - 10 * MIN);
-    broken.steps[1]!.marks = [];
-    expect(detect({ courses: [broken], tracks: new Map([["a", tr]]) })).toEqual([]);
+    const passings = passingsOf(new Map([["a", tr]]), [raceCourse(G - 10 * MIN)], G, G + 30 * MIN);
+    expect(passings.map((p) => p.passing.stepKind)).toEqual(["start", "mark", "gate", "mark", "finish"]);
+    const lines = passings.filter((p) => p.passing.stepKind === "start" || p.passing.stepKind === "finish");
+    expect(detectFacts(input({ fromMs: G - MIN, toMs: G + 30 * MIN, courses: [raceCourse(G - 10 * MIN)], passings: lines }))).toEqual([]);
   });
 });
 
@@ -486,6 +525,38 @@ describe("windShift", () => {
 
 describe("every kind together", () => {
   const t = (s: number) => T0 + s * S;
+  const tracks = new Map([
+    [
+      "a",
+      track([
+        [t(100), at(MARK, 60)],
+        [t(150), at(MARK, 40)],
+        [t(160), at(MARK, 20, 180)],
+        [t(170), at(MARK, 70, 180)],
+        [t(400), far(MARK, 180)],
+      ]),
+    ],
+    [
+      "b",
+      track([
+        [t(199), at(MARK, 60)],
+        [t(200), at(MARK, 40)],
+        [t(210), at(MARK, 20, 180)],
+        [t(220), at(MARK, 70, 180)],
+        [t(400), far(MARK, 180)],
+      ]),
+    ],
+  ]);
+  // Rounding the windward mark, then on toward the leeward mark (no start line: the boats are racing).
+  const courses: CourseVersionData[] = [
+    {
+      appliedFromMs: t(-1800),
+      steps: [
+        { kind: "mark", label: "Windward", marks: [{ key: "windward", ...MARK }] },
+        { kind: "mark", label: "Leeward", marks: [{ key: "leeward", ...GATE }] },
+      ],
+    },
+  ];
   const data = (fromMs: number, toMs: number): DetectionInput =>
     input({
       fromMs,
@@ -499,38 +570,8 @@ describe("every kind together", () => {
         order(t(300), { b: 1, d: 2, a: 3, c: 4 }),
         order(t(420), { b: 1, d: 2, a: 3, c: 4 }),
       ],
-      tracks: new Map([
-        [
-          "a",
-          track([
-            [t(100), at(MARK, 60)],
-            [t(150), at(MARK, 40)],
-            [t(160), at(MARK, 20, 180)],
-            [t(170), at(MARK, 70, 180)],
-            [t(400), far(MARK, 180)],
-          ]),
-        ],
-        [
-          "b",
-          track([
-            [t(199), at(MARK, 60)],
-            [t(200), at(MARK, 40)],
-            [t(210), at(MARK, 20, 180)],
-            [t(220), at(MARK, 70, 180)],
-            [t(400), far(MARK, 180)],
-          ]),
-        ],
-      ]),
-      // Rounding the windward mark, then on toward the leeward mark (no start line: the boats are racing).
-      courses: [
-        {
-          appliedFromMs: t(-1800),
-          steps: [
-            { kind: "mark", label: "Windward", marks: [{ key: "windward", ...MARK }] },
-            { kind: "mark", label: "Leeward", marks: [{ key: "leeward", ...GATE }] },
-          ],
-        },
-      ],
+      passings: passingsOf(tracks, courses, T0 - 30 * MIN, toMs),
+      courses,
       finishes: [{ entryId: "c", finishMs: t(200) }],
       wind: [
         { measuredAtMs: t(-30), twd: 200, tws: 12 },
@@ -601,7 +642,11 @@ describe("a simulated race", () => {
   const WINDOW = 5 * 60_000;
   const STEP = 60_000;
 
-  /** Every window of a generation run every minute over the group's race, facts by id. */
+  /**
+   * A generation every minute over the group's race, as generator.ts runs them: all kinds
+   * in the window ending at its dataAsOf, mark roundings also in the two before it, with
+   * the passings known at that dataAsOf. Facts by id, and every window run.
+   */
   function detectAll(scenario: ReturnType<typeof simulateScenario>) {
     const event = scenario.events[0]!;
     const race = event.races[0]!;
@@ -610,17 +655,20 @@ describe("a simulated race", () => {
     const lastFix = Math.max(...group.tracks!.map((tr) => tr.t[tr.t.length - 1]!));
     const facts = new Map<string, Fact>();
     const windows: { input: DetectionInput; facts: Fact[] }[] = [];
-    for (let toMs = gun - 5 * MIN; toMs <= lastFix + STEP; toMs += STEP) {
-      const input = detectionInputFromScenario(race.id, group, event.entries, toMs - WINDOW, toMs);
-      const found = detectFacts(input);
-      windows.push({ input, facts: found });
-      for (const f of found) {
-        const seen = facts.get(f.id);
-        // The same id always carries the same event; a gain's numbers and a finish's place
-        // may be refreshed by a later reading.
-        if (seen && f.kind !== "gain")
-          expect({ ...f, rank: f.kind === "finish" ? null : f.rank }).toEqual({ ...seen, rank: f.kind === "finish" ? null : seen.rank });
-        facts.set(f.id, f);
+    for (let asOf = gun - 5 * MIN; asOf <= lastFix + STEP; asOf += STEP) {
+      const passings = scenarioPassings(group, asOf);
+      for (let toMs = asOf; toMs > asOf - 15 * MIN; toMs -= WINDOW) {
+        const input = detectionInputFromScenario(race.id, group, event.entries, toMs - WINDOW, toMs, passings);
+        const found = toMs === asOf ? detectFacts(input) : detectMarkRoundings(input);
+        windows.push({ input, facts: found });
+        for (const f of found) {
+          const seen = facts.get(f.id);
+          // The same id always carries the same event; a gain's numbers and a finish's place
+          // may be refreshed by a later reading.
+          if (seen && f.kind !== "gain")
+            expect({ ...f, rank: f.kind === "finish" ? null : f.rank }).toEqual({ ...seen, rank: f.kind === "finish" ? null : seen.rank });
+          facts.set(f.id, f);
+        }
       }
     }
     return { group, facts: [...facts.values()], windows };
@@ -645,7 +693,7 @@ describe("a simulated race", () => {
     ).toEqual([...finishers].sort());
   });
 
-  it("agrees with the analytics: the same boats pass the same marks and gates at the same times, within 3 s of the truth", () => {
+  it("agrees with the analytics fed apart: the same boats pass the same marks and gates at the same times, within 3 s of the truth", () => {
     // Three boats: the cap of 3 per mark never binds, so every passing is a fact of some window.
     const { scenario, truth } = simulateRace({
       seed: "insights-agree",
@@ -690,7 +738,7 @@ describe("a simulated race", () => {
     expect(big.length).toBeGreaterThan(0);
     const reported = ofKind(facts, "windShift");
     for (const b of big) {
-      if (b.atMs > windows.at(-1)!.input.toMs) continue;
+      if (b.atMs > Math.max(...windows.map((w) => w.input.toMs))) continue;
       expect(
         reported.some((f) => f.atMs === b.atMs && f.twdFrom !== null && Math.abs(angleDifferenceDegrees(f.twdFrom, f.twdTo!)) >= 10),
       ).toBe(true);
