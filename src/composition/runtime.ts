@@ -17,6 +17,8 @@ import { ModelPhraser } from "../insights/model-phrasing.js";
 import { RateLimits } from "../limits/rate-limits.js";
 import { OpenStreams } from "../calls/guarded-stream.js";
 import { RaceDirectory } from "../reads/race-access.js";
+import { insightPassings } from "../reads/analytics/insight-passings.js";
+import { AnalyticsEngine } from "../reads/analytics/race-analytics.js";
 import type { StreamTiming } from "../calls/feeds.js";
 import type { Services } from "../calls/connect-routes.js";
 import { ingestService } from "../ingest/service.js";
@@ -111,6 +113,8 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
   const guard = new Guard(tokens, new ClientStates(pool, config.clientStateMaxAgeMs));
   const streams = new OpenStreams(config.streamsPerClient);
   const streamTiming = { heartbeatMs: config.streamHeartbeatMs, stallMs: config.streamStallMs };
+  // One engine per process: the analytics and the insights' mark roundings share its state.
+  const analytics = new AnalyticsEngine();
   return {
     pool,
     reads,
@@ -128,6 +132,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       insights: new InsightsGenerator({
         pool,
         reads,
+        stepPassings: insightPassings(analytics, reads),
         logger,
         phraser: config.insightsModel ? new ModelPhraser(config.insightsModel, { logger }) : null,
         instanceId: randomUUID(),

@@ -1,15 +1,10 @@
 // What one detection of the commentary feed's facts reads for one start group: plain
-// data the store reads from the database, or insights/scenario-input.ts from a scenario,
-// and insights/detect.ts judges.
+// data the store reads from the database and the race analytics' step passings (or
+// insights/scenario-input.ts builds both from a scenario), which insights/detect.ts judges.
 
+import type { StepPassing } from "./analytics/passings.js";
 import type { BoatRef } from "./facts.js";
 import type { CourseMark, CourseStepKind } from "./scenario.js";
-
-/**
- * Tracks should start this long before `fromMs` (at least with the last fix before it):
- * a mark rounding is judged from the samples of the minute before it (insights/roundings.ts).
- */
-export const TRACK_LOOKBACK_MS = 60_000;
 
 export interface LiveOrderData {
   asOfMs: number;
@@ -41,22 +36,14 @@ export interface DetectionInput {
   toMs: number;
   /** The group's boats by entry id; facts about any other entry are not reported. */
   boats: Map<string, BoatRef>;
-  /** The group's gun; null: no capture window yet, so no boat's position is used. */
-  gunMs: number | null;
-  /** Each boat's (first) phone finish at or before `toMs`: its capture window ends there. */
-  finishMs: Map<string, number>;
   /** The window's readings plus the newest one at or before `fromMs` (the baseline). */
   liveOrders: LiveOrderData[];
   /**
-   * Per boat: the window's fixes plus those of `TRACK_LOOKBACK_MS` before `fromMs` (at
-   * least the last one). Detection uses only those inside the boat's capture window.
+   * The group's step passings as the race analytics know them (at the generation's
+   * dataAsOf, which may be later than `toMs`), by time: a mark rounding is the passing of
+   * a mark or gate step. Those timed in the window are reported; any others are ignored.
    */
-  tracks: Map<string, TrackData>;
-  /**
-   * Boats' tracks from their capture window's start to `toMs`, for the boats that round a
-   * mark serving several steps of the course: the count of their entries names the step.
-   */
-  histories?: Map<string, TrackData>;
+  passings: readonly PassingData[];
   /** Every version applied at or before `toMs`, ascending by `appliedFromMs`. */
   courses: CourseVersionData[];
   /** Phone finishes; those in the window are reported. */
@@ -77,9 +64,14 @@ export interface CourseVersionData {
   steps: CourseStepData[];
 }
 
-/** Parallel arrays, ascending by `t` (epoch ms). */
-export interface TrackData {
-  t: ArrayLike<number>;
-  lat: ArrayLike<number>;
-  lon: ArrayLike<number>;
+/** What the store reads for one detection: all of it but the passings, which come from the race analytics. */
+export type RecordedDetectionInput = Omit<DetectionInput, "passings">;
+
+/** A boat's passing of a course step (domain/analytics/passings.ts), by entry id. */
+export interface PassingData {
+  entryId: string;
+  passing: StepPassing;
 }
+
+/** Each start group's passings (by start group id), by time. */
+export type GroupPassings = ReadonlyMap<string, readonly PassingData[]>;

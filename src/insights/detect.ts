@@ -2,18 +2,19 @@
 // group over one detection window, from plain data the caller has read. Pure, no I/O.
 //
 // The window is (fromMs, toMs]: an event at exactly `fromMs` belongs to the previous
-// window, one at `toMs` (= dataAsOf) to this one, and nothing after `toMs` is read.
+// window, one at `toMs` (= dataAsOf) to this one, and nothing after `toMs` is read. A mark
+// rounding is the analytics' passing timed in the window, once they know it (a generation
+// looks again at windows it covered before: generator.ts).
 // Every fact's id comes from what happened (factId), never from the window, so the same
 // event seen from overlapping windows keeps its id.
 
-import type { DetectionInput, LiveOrderData, TrackData, WindData } from "../domain/detection-input.js";
+import type { DetectionInput, LiveOrderData, WindData } from "../domain/detection-input.js";
 import { INSIGHT_KINDS, NO_DETAILS, type BoatRef, type Fact, type InsightKind } from "../domain/facts.js";
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
-import { captureWindow } from "../domain/race-time.js";
 import { factId } from "./fact-id.js";
-import { compareStrings, detectRoundings, roundingZones, upperBound } from "./roundings.js";
+import { compareStrings, detectRoundings } from "./roundings.js";
 
-export { ROUNDING_RADIUS_M, ROUNDINGS_PER_MARK, ROUNDING_REENTRY_MS } from "./roundings.js";
+export { ROUNDINGS_PER_MARK } from "./roundings.js";
 
 /** The spec's detection window: the 5 minutes before dataAsOf. */
 export const DETECTION_WINDOW_MS = 5 * 60_000;
@@ -88,26 +89,6 @@ function holdsLead(reading: LiveOrderData, before: LiveOrderData): boolean {
 }
 
 /**
- * Each boat's track cut to its capture window (race-time.ts), the rule ingest, live and
- * track apply: a boat sailing to the start or home after finishing is not reported,
- * wherever its phone was.
- */
-function capturedTracks(input: DetectionInput): Map<string, TrackData> {
-  const captured = new Map<string, TrackData>();
-  for (const [entryId, track] of input.tracks) {
-    const window = captureWindow(input.gunMs, input.finishMs.get(entryId) ?? null);
-    if (window === null) continue;
-    // Times are whole milliseconds: the first sample at or after fromMs.
-    const from = upperBound(track.t, window.fromMs - 1);
-    const to = upperBound(track.t, window.untilMs - 1);
-    if (to <= from) continue;
-    const part = (values: ArrayLike<number>) => Array.prototype.slice.call(values, from, to) as number[];
-    captured.set(entryId, from === 0 && to === track.t.length ? track : { t: part(track.t), lat: part(track.lat), lon: part(track.lon) });
-  }
-  return captured;
-}
-
-/**
  * Boats at least `MIN_PLACES_GAINED` places up from the baseline reading (the newest at
  * or before `fromMs`) to the newest reading in the window; the `GAINS_PER_DETECTION`
  * largest, ties by better current place, then entry id. No baseline, no gains.
@@ -137,15 +118,16 @@ function gains(input: DetectionInput, orders: readonly LiveOrderData[]): Fact[] 
   });
 }
 
+/**
+ * The mark roundings alone: the analytics' passings of marks and gates timed in the
+ * window (roundings.ts), each a fact at the passing's time, in the order of detectFacts.
+ */
+export function detectMarkRoundings(input: DetectionInput): Fact[] {
+  return roundings(input).sort(newestFirst);
+}
+
 function roundings(input: DetectionInput): Fact[] {
-  return detectRoundings(
-    capturedTracks(input),
-    input.courses,
-    input.fromMs,
-    input.toMs,
-    (id) => input.boats.has(id),
-    input.histories,
-  ).flatMap((r) => {
+  return detectRoundings(input.passings, input.courses, input.fromMs, input.toMs, (id) => input.boats.has(id)).flatMap((r) => {
     const fact = makeFact(input, "markRounding", r.atMs, [r.entryId], { markLabel: r.markLabel });
     return fact ? [fact] : [];
   });
@@ -240,11 +222,4 @@ function upperBoundBy<T>(items: readonly T[], value: number, timeOf: (item: T) =
     else hi = mid;
   }
   return lo;
-}
-
-/** The boats of `facts` that round a mark serving several steps: their histories name the step. */
-export function boatsNeedingHistory(input: DetectionInput, facts: readonly Fact[]): string[] {
-  const shared = input.courses.some((course) => roundingZones(course).some((zone) => zone.stepLabels.length > 1));
-  if (!shared) return [];
-  return [...new Set(facts.filter((fact) => fact.kind === "markRounding").map((fact) => fact.boats[0]!.entryId))];
 }

@@ -2,11 +2,13 @@
 // at most once per 60 s, by one instance at a time (a lease in MySQL), for every
 // client and every language asked for in the last 10 minutes; the first detection
 // catches up on the last 15 minutes, so a first call already shows them. Facts and
-// texts live in MySQL, so any instance serves what another generated.
+// texts live in MySQL, so any instance serves what another generated. Mark roundings
+// are the race analytics' step passings, handed in (`stepPassings`), never computed here.
 
 import type { Logger } from "pino";
-import { CAPTURE_BEFORE_GUN_MS, dataAsOf } from "../domain/race-time.js";
-import { boatTracks, detectionInputs } from "../store/insight-inputs.js";
+import type { GroupPassings } from "../domain/detection-input.js";
+import { dataAsOf } from "../domain/race-time.js";
+import { detectionInputs } from "../store/insight-inputs.js";
 import {
   factsBetween,
   finishGeneration,
@@ -25,7 +27,7 @@ import {
 import type { Pool } from "../store/pool.js";
 import type { ReadPools } from "../store/read-replica.js";
 import type { RaceRecord } from "../store/races.js";
-import { boatsNeedingHistory, DETECTION_WINDOW_MS, detectFacts } from "./detect.js";
+import { DETECTION_WINDOW_MS, detectFacts, detectMarkRoundings } from "./detect.js";
 import type { Fact } from "../domain/facts.js";
 import type { Lang } from "./languages.js";
 import type { ModelPhraser } from "./model-phrasing.js";
@@ -35,7 +37,12 @@ import { insightGenerations } from "../telemetry/metrics.js";
 export const GENERATION_INTERVAL_MS = 60_000;
 /** Languages asked for this recently are phrased at each generation. */
 export const LANGUAGE_RECENCY_MS = 10 * 60_000;
-/** How far back a generation catches up on windows not yet covered. */
+/**
+ * How far back a generation catches up on windows not yet covered, and looks again for
+ * mark roundings: a passing is known only once the boat sailed on, so one may turn up in
+ * a window already covered. As far back as an answer shows (SHOWN_MS): an older one
+ * would never be shown.
+ */
 export const CATCH_UP_MS = 15 * 60_000;
 /** An answer holds facts of the 15 minutes before its dataAsOf, at most 30. */
 export const SHOWN_MS = 15 * 60_000;
@@ -50,10 +57,23 @@ export interface InsightsState {
   insights: Array<{ fact: Fact; text: PhrasedText }>;
 }
 
+/**
+ * Each start group's step passings as the race analytics know them at the race's
+ * dataAsOf for `nowMs` (the composition root wires the one analytics engine).
+ */
+export type StepPassingsSource = (race: RaceRecord, nowMs: number) => Promise<GroupPassings>;
+
 export class InsightsGenerator {
   constructor(
     /** `pool`: the primary, for leases, facts and texts; `reads`: detection's inputs (the read model, a replica may serve them). */
-    private readonly deps: { pool: Pool; reads: ReadPools; logger: Logger; phraser: ModelPhraser | null; instanceId: string },
+    private readonly deps: {
+      pool: Pool;
+      reads: ReadPools;
+      stepPassings: StepPassingsSource;
+      logger: Logger;
+      phraser: ModelPhraser | null;
+      instanceId: string;
+    },
   ) {}
 
   /**
@@ -85,29 +105,19 @@ export class InsightsGenerator {
   }
 
   private async generate(race: RaceRecord, state: GenerationState, nowMs: number): Promise<void> {
-    const { pool, reads, instanceId } = this.deps;
+    const { pool, reads, stepPassings, instanceId } = this.deps;
     const asOf = dataAsOf(nowMs, race.event.delaySeconds);
     const coveredFrom = Math.max(state.coveredToMs ?? -Infinity, asOf - CATCH_UP_MS);
-    // Windows of 5 minutes ending at dataAsOf, then 5, 10 minutes earlier, until the
-    // uncovered time is covered. Overlaps are harmless: a fact keeps its id.
+    const passings = await stepPassings(race, nowMs);
+    // Windows of 5 minutes ending at dataAsOf, then 5, 10 minutes earlier: every kind
+    // until the uncovered time is covered, mark roundings back to CATCH_UP_MS (passings
+    // confirmed since). Overlaps are harmless: a fact keeps its id.
     const facts = new Map<string, Fact>();
-    for (let to = asOf; to > coveredFrom; to -= DETECTION_WINDOW_MS) {
-      for (const input of await detectionInputs(reads.pool(), race, to - DETECTION_WINDOW_MS, to)) {
-        let found = detectFacts(input);
-        // A rounding of a mark that serves several steps is named from the boat's history: read only for those boats.
-        const rounders = boatsNeedingHistory(input, found);
-        if (rounders.length > 0 && input.gunMs !== null) {
-          const histories = await boatTracks(
-            reads.pool(),
-            race,
-            input.startGroupId,
-            rounders,
-            input.gunMs - CAPTURE_BEFORE_GUN_MS,
-            input.toMs,
-          );
-          found = detectFacts({ ...input, histories });
-        }
-        for (const fact of found) facts.set(fact.id, fact);
+    for (let to = asOf; to > asOf - CATCH_UP_MS; to -= DETECTION_WINDOW_MS) {
+      const detect = to > coveredFrom ? detectFacts : detectMarkRoundings;
+      for (const recorded of await detectionInputs(reads.pool(), race, to - DETECTION_WINDOW_MS, to)) {
+        const input = { ...recorded, passings: passings.get(recorded.startGroupId) ?? [] };
+        for (const fact of detect(input)) facts.set(fact.id, fact);
       }
     }
     await saveFacts(pool, race.id, [...facts.values()]);

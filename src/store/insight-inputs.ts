@@ -1,19 +1,19 @@
 // What insight detection reads for a race over one window, for all its start groups
-// at once: the boats, live-order readings, tracks, course versions, phone finishes and
-// wind, each with the reading just before the window as the baseline to compare with.
+// at once: the boats, live-order readings, course versions, phone finishes and wind,
+// each with the reading just before the window as the baseline to compare with. (The
+// step passings come from the race analytics, not from here.)
 
 import type { RowDataPacket } from "mysql2/promise";
-import { TRACK_LOOKBACK_MS, type DetectionInput } from "../domain/detection-input.js";
+import type { DetectionInput, RecordedDetectionInput } from "../domain/detection-input.js";
 import type { BoatRef } from "../domain/facts.js";
-import { fixesInWindow } from "./fixes.js";
 import type { Connection, Pool } from "./pool.js";
 import { boatKey, groupBoats, phoneFinishes } from "./boats.js";
 import type { RaceRecord } from "./races.js";
 
 type Db = Pool | Connection;
 
-/** One DetectionInput per start group of the race, over (fromMs, toMs]. */
-export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, toMs: number): Promise<DetectionInput[]> {
+/** One detection's recorded input per start group of the race, over (fromMs, toMs]. */
+export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, toMs: number): Promise<RecordedDetectionInput[]> {
   const groupIds = race.startGroups.map((group) => group.id);
   if (groupIds.length === 0) return [];
   const [members, orders, courses, finishes, wind] = await Promise.all([
@@ -23,40 +23,28 @@ export async function detectionInputs(db: Db, race: RaceRecord, fromMs: number, 
     phoneFinishes(db, groupIds, toMs),
     windReadings(db, groupIds, fromMs, toMs),
   ]);
-  return Promise.all(
-    race.startGroups.map(async (group) => {
-      const own = members.filter((member) => member.startGroupId === group.id);
-      const uuidOf = new Map(own.map((member) => [member.entryId, member.uuid]));
-      const boats = new Map<string, BoatRef>(
-        own.map((member) => [member.uuid, { entryId: member.uuid, sailNumber: member.sailNumber, boatName: member.boatName }]),
-      );
-      const tracks = await positionTracks(db, group.id, uuidOf, fromMs - TRACK_LOOKBACK_MS, toMs);
-      return {
-        raceId: race.uuid,
-        startGroupId: group.uuid,
-        startGroupName: group.name,
-        fromMs,
-        toMs,
-        boats,
-        gunMs: group.gunMs,
-        finishMs: new Map(
-          own.flatMap((member) => {
-            const finishMs = finishes.get(boatKey(group.id, member.entryId));
-            return finishMs === undefined ? [] : [[member.uuid, finishMs] as const];
-          }),
-        ),
-        liveOrders: orders.get(group.id) ?? [],
-        tracks,
-        courses: courses.get(group.id) ?? [],
-        // A boat's (first) finish, when it falls in the window.
-        finishes: own.flatMap((member) => {
-          const finishMs = finishes.get(boatKey(group.id, member.entryId));
-          return finishMs !== undefined && finishMs > fromMs ? [{ entryId: member.uuid, finishMs }] : [];
-        }),
-        wind: wind.get(group.id) ?? [],
-      };
-    }),
-  );
+  return race.startGroups.map((group) => {
+    const own = members.filter((member) => member.startGroupId === group.id);
+    const boats = new Map<string, BoatRef>(
+      own.map((member) => [member.uuid, { entryId: member.uuid, sailNumber: member.sailNumber, boatName: member.boatName }]),
+    );
+    return {
+      raceId: race.uuid,
+      startGroupId: group.uuid,
+      startGroupName: group.name,
+      fromMs,
+      toMs,
+      boats,
+      liveOrders: orders.get(group.id) ?? [],
+      courses: courses.get(group.id) ?? [],
+      // A boat's (first) finish, when it falls in the window.
+      finishes: own.flatMap((member) => {
+        const finishMs = finishes.get(boatKey(group.id, member.entryId));
+        return finishMs !== undefined && finishMs > fromMs ? [{ entryId: member.uuid, finishMs }] : [];
+      }),
+      wind: wind.get(group.id) ?? [],
+    };
+  });
 }
 
 function byGroup<T>(rows: RowDataPacket[], make: (row: RowDataPacket) => T): Map<number, T[]> {
@@ -140,49 +128,4 @@ async function windReadings(db: Db, groupIds: number[], fromMs: number, toMs: nu
     twd: row.twd as number,
     tws: row.tws as number | null,
   }));
-}
-
-/** The tracks of `entryUuids` in the group `startGroupUuid` over [fromMs, toMs], as detection reads them. */
-export async function boatTracks(
-  db: Db,
-  race: RaceRecord,
-  startGroupUuid: string,
-  entryUuids: readonly string[],
-  fromMs: number,
-  toMs: number,
-): Promise<Map<string, PositionTrack>> {
-  const group = race.startGroups.find((g) => g.uuid === startGroupUuid);
-  if (!group || entryUuids.length === 0) return new Map();
-  const wanted = new Set(entryUuids);
-  const uuidOf = new Map(
-    (await groupBoats(db, [group.id])).filter((member) => wanted.has(member.uuid)).map((member) => [member.entryId, member.uuid]),
-  );
-  return positionTracks(db, group.id, uuidOf, fromMs, toMs);
-}
-
-interface PositionTrack {
-  t: number[];
-  lat: number[];
-  lon: number[];
-}
-
-/** The fixes in [fromMs, toMs] of the boats `uuidOf` names (row id -> UUID), as position tracks by UUID. */
-async function positionTracks(
-  db: Db,
-  startGroupId: number,
-  uuidOf: ReadonlyMap<number, string>,
-  fromMs: number,
-  toMs: number,
-): Promise<Map<string, PositionTrack>> {
-  const tracks = new Map<string, PositionTrack>();
-  if (uuidOf.size === 0) return tracks;
-  for (const fix of await fixesInWindow(db, startGroupId, [...uuidOf.keys()], fromMs, toMs + 1)) {
-    const uuid = uuidOf.get(fix.entryId)!;
-    let track = tracks.get(uuid);
-    if (!track) tracks.set(uuid, (track = { t: [], lat: [], lon: [] }));
-    track.t.push(fix.t);
-    track.lat.push(fix.lat);
-    track.lon.push(fix.lon);
-  }
-  return tracks;
 }

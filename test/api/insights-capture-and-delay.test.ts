@@ -1,7 +1,7 @@
 // Insights keep the promises of the capture window and of the delay: no fact from a
 // boat's position outside its capture window (before gun - 5 min, after its own
 // finish), and after the event's delay is raised, no answer shows what that delay hides;
-// a mark that serves several steps is named for the step its boat is rounding.
+// a mark that serves several steps is named for the step its boat is passing.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { destinationPoint, type LatLon } from "../../src/domain/geo.js";
@@ -22,14 +22,21 @@ const [ROUNDS, FINISHED, SAILING_TO_START, SECOND_LAP] = [
 ];
 const MARK: LatLon = { lat: 50.8, lon: -1.3 };
 const at = (distanceM: number) => destinationPoint(MARK, 0, distanceM);
-/** A boat entering the windward mark's 50 m circle at `atMs`, from outside. */
-const entering = (entryId: string, atMs: number) =>
-  track(entryId, [
-    { t: atMs - 2000, ...at(70) },
-    { t: atMs - 1000, ...at(60) },
-    { t: atMs, ...at(20) },
-    { t: atMs + 1000, ...at(15) },
-  ]);
+const south = (distanceM: number) => destinationPoint(MARK, 180, distanceM);
+type Fix = { t: number; lat: number; lon: number };
+/** Across the start line 30 s after `gunMs`, from below it: the boat has started. */
+const starting = (gunMs: number): Fix[] => [
+  { t: gunMs + 10_000, ...destinationPoint(MARK, 178, 2050) },
+  { t: gunMs + 70_000, ...destinationPoint(MARK, 178, 1900) },
+];
+/** Into the windward mark's 50 m at `atMs` (first fix inside), then on toward the next step, south. */
+const rounding = (atMs: number): Fix[] => [
+  { t: atMs - 2000, ...at(70) },
+  { t: atMs - 1000, ...at(60) },
+  { t: atMs, ...at(20) },
+  { t: atMs + 10_000, ...south(30) },
+  { t: atMs + 20_000, ...south(80) },
+];
 const course = (gunMs: number) => [
   {
     version: 1,
@@ -95,13 +102,17 @@ beforeAll(async () => {
               // Finished 10 minutes ago, then sailed home past the windward mark.
               finishes: [{ entryId: FINISHED, finishTimeUtc: iso(NOW - 10 * MINUTE) }],
               tracks: [
-                entering(ROUNDS, NOW - 4 * MINUTE),
-                entering(FINISHED, NOW - 4 * MINUTE),
-                // Round the windward mark 25 minutes ago (lap 1), away, and back now (lap 2).
+                track(ROUNDS, [...starting(startedGun), ...rounding(NOW - 4 * MINUTE)]),
+                track(FINISHED, [...starting(startedGun), ...rounding(NOW - 4 * MINUTE)]),
+                // Round the windward mark 25 minutes ago (lap 1), the leeward mark, and the windward mark again now (lap 2).
                 track(SECOND_LAP, [
-                  ...entering(SECOND_LAP, NOW - 25 * MINUTE).t.map((t, i) => ({ t, ...at([70, 60, 20, 15][i]!) })),
-                  { t: NOW - 24 * MINUTE, ...at(900) },
-                  ...entering(SECOND_LAP, NOW - 3 * MINUTE).t.map((t, i) => ({ t, ...at([70, 60, 20, 15][i]!) })),
+                  ...starting(startedGun),
+                  ...rounding(NOW - 25 * MINUTE),
+                  { t: NOW - 16 * MINUTE, ...south(1440) },
+                  { t: NOW - 16 * MINUTE + 1000, ...south(1480) },
+                  { t: NOW - 16 * MINUTE + 10_000, ...south(1400) },
+                  { t: NOW - 10 * MINUTE, ...south(700) },
+                  ...rounding(NOW - 3 * MINUTE),
                 ]),
               ],
             },
@@ -112,7 +123,7 @@ beforeAll(async () => {
               startTimeUtc: iso(laterGun),
               entryIds: [SAILING_TO_START],
               courses: course(laterGun),
-              tracks: [entering(SAILING_TO_START, NOW - 3 * MINUTE)],
+              tracks: [track(SAILING_TO_START, [...starting(NOW - 20 * MINUTE), ...rounding(NOW - 3 * MINUTE)])],
             },
           ],
         },

@@ -94,8 +94,10 @@ function eventfulRace(raceId: string, groupId: string, isLive = true) {
         ],
         finishes: [{ entryId: C, finishTimeUtc: iso(NOW - MINUTE) }],
         tracks: [
-          // A sails up to the windward mark, inside 50 m at NOW - 5 min.
+          // A starts (across the line from below, after the gun), then sails up to the windward mark, inside 50 m at NOW - 5 min.
           track(A, [
+            { t: GUN + MINUTE, lat: MARK.lat - 50 * METRE, lon: MARK.lon + 0.001 },
+            { t: GUN + 2 * MINUTE, lat: MARK.lat + 100 * METRE, lon: MARK.lon + 0.001 },
             { t: NOW - 7 * MINUTE, lat: MARK.lat + 0.02 - 600 * METRE, lon: MARK.lon },
             { t: NOW - 6 * MINUTE, lat: MARK.lat + 0.02 - 300 * METRE, lon: MARK.lon },
             { t: NOW - 5 * MINUTE, lat: MARK.lat + 0.02 - 20 * METRE, lon: MARK.lon },

@@ -1,18 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { angleDifferenceDegrees, destinationPoint, haversineDistanceM, type LatLon } from "../../src/domain/geo.js";
-import {
-  TRACK_LOOKBACK_MS,
-  type CourseVersionData,
-  type DetectionInput,
-  type LiveOrderData,
-  type TrackData,
-  type WindData,
-} from "../../src/domain/detection-input.js";
-import { GAIN_BUCKET_MS, ROUNDING_REENTRY_MS, detectFacts } from "../../src/insights/detect.js";
+import { angleDifferenceDegrees, destinationPoint, haversineDistanceM, initialBearingDeg, type LatLon } from "../../src/domain/geo.js";
+import type { CourseVersionData, DetectionInput, LiveOrderData, PassingData, WindData } from "../../src/domain/detection-input.js";
+import { GAIN_BUCKET_MS, detectFacts, detectMarkRoundings } from "../../src/insights/detect.js";
 import type { BoatRef, Fact } from "../../src/domain/facts.js";
 import { factId } from "../../src/insights/fact-id.js";
-import { detectionInputFromScenario } from "../../src/insights/scenario-input.js";
-import { simulateScenario } from "../../src/sim/index.js";
+import { detectionInputFromScenario, scenarioPassings } from "../../src/insights/scenario-input.js";
+import { simulateRace, simulateScenario } from "../../src/sim/index.js";
+import { BoatAnalytics } from "../../src/domain/analytics/boat-analytics.js";
+import type { StepPassing } from "../../src/domain/analytics/passings.js";
+import { captureWindow, inCaptureWindow } from "../../src/domain/race-time.js";
+import type { StartGroup } from "../../src/domain/scenario.js";
 
 // 10:00:00Z, on a 5-minute bucket boundary.
 const T0 = Date.UTC(2026, 5, 1, 10, 0, 0);
@@ -38,10 +35,8 @@ function input(parts: Partial<DetectionInput> = {}): DetectionInput {
     fromMs: T0,
     toMs: T0 + 5 * MIN,
     boats,
-    gunMs: T0 - 30 * MIN,
-    finishMs: new Map(),
     liveOrders: [],
-    tracks: new Map(),
+    passings: [],
     courses: [],
     finishes: [],
     wind: [],
@@ -53,59 +48,116 @@ function order(asOfMs: number, ranks: Record<string, number | null>): LiveOrderD
   return { asOfMs, ranks: new Map(Object.entries(ranks)) };
 }
 
+/** Parallel arrays, ascending by `t` (epoch ms). */
+interface TrackData {
+  t: number[];
+  lat: number[];
+  lon: number[];
+}
+
+/**
+ * The step passings the analytics find in `tracks` known at `knownAtMs`, by the pure core
+ * as the scenario path feeds it (scenario-input.ts): each boat's fixes of its capture
+ * window (from gun - 5 min to its finish in `finishMs`), none without a gun.
+ */
+function passingsOf(
+  tracks: ReadonlyMap<string, TrackData>,
+  courses: readonly CourseVersionData[],
+  gunMs: number | null,
+  knownAtMs: number,
+  finishMs: ReadonlyMap<string, number> = new Map(),
+): PassingData[] {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const group: StartGroup = {
+    id: GROUP,
+    name: "IRC 1",
+    state: "Started",
+    startTimeUtc: gunMs === null ? null : iso(gunMs),
+    entryIds: [...tracks.keys()],
+    courses: courses.map((c, i) => ({ version: i + 1, appliedFromUtc: iso(c.appliedFromMs), steps: c.steps })),
+    finishes: [...finishMs].map(([entryId, ms]) => ({ entryId, finishTimeUtc: iso(ms) })),
+    tracks: [...tracks].map(([entryId, tr]) => ({ entryId, t: [...tr.t], lat: [...tr.lat], lon: [...tr.lon] })),
+  };
+  return scenarioPassings(group, knownAtMs);
+}
+
 function track(samples: [number, LatLon][]): TrackData {
   return { t: samples.map(([t]) => t), lat: samples.map(([, p]) => p.lat), lon: samples.map(([, p]) => p.lon) };
 }
 
-/** A course with a start line, a windward mark at `windward`, an optional gate and a finish line. */
-function course(
-  appliedFromMs: number,
-  windward: LatLon,
-  extra: Partial<{
-    gate: [LatLon, LatLon];
-    gateLabel: string | null;
-    startEnd: LatLon;
-    finishEnd: LatLon;
-    windwardLabel: string | null;
-  }> = {},
-): CourseVersionData {
-  const startEnd = extra.startEnd ?? at(MARK, 2000, 180);
-  const finishEnd = extra.finishEnd ?? at(MARK, 2100, 180);
-  const steps: CourseVersionData["steps"] = [
-    {
-      kind: "start",
-      label: "Start",
-      marks: [
-        { key: "pin", ...startEnd },
-        { key: "committee", ...at(startEnd, 200, 90) },
-      ],
-    },
-    {
-      kind: "mark",
-      label: extra.windwardLabel === undefined ? "Windward" : extra.windwardLabel,
-      marks: [{ key: "windward", ...windward }],
-    },
-  ];
-  if (extra.gate) {
-    steps.push({
-      kind: "gate",
-      label: extra.gateLabel === undefined ? "Leeward gate" : extra.gateLabel,
-      marks: [
-        { key: "gate-port", ...extra.gate[0] },
-        { key: "gate-stbd", ...extra.gate[1] },
-      ],
-    });
-  }
-  steps.push({ kind: "mark", label: "Windward", marks: [{ key: "windward", ...windward }] });
-  steps.push({
-    kind: "finish",
-    label: "Finish",
+// A windward-leeward course around MARK: start line 1500 m below it, gate 1000 m below, finish line 1200 m below.
+const START = at(MARK, 1500, 180);
+const GATE = at(MARK, 1000, 180);
+const PORT = at(GATE, 40, 270);
+const STBD = at(GATE, 40, 90);
+const FINISH = at(MARK, 1200, 180);
+
+/** Start, Windward 1, Leeward gate (marks `gateHalfWidthM` either side of GATE), Windward 2, Finish. */
+function raceCourse(appliedFromMs: number, gateHalfWidthM = 40, windward: LatLon = MARK): CourseVersionData {
+  const line = (kind: "start" | "finish", label: string, centre: LatLon, keys: [string, string]) => ({
+    kind,
+    label,
     marks: [
-      { key: "finish-pin", ...finishEnd },
-      { key: "finish-committee", ...at(finishEnd, 100, 90) },
+      { key: keys[0], ...at(centre, 100, 270) },
+      { key: keys[1], ...at(centre, 100, 90) },
     ],
   });
-  return { appliedFromMs, steps };
+  const windwardStep = (label: string) => ({ kind: "mark" as const, label, marks: [{ key: "windward", ...windward }] });
+  return {
+    appliedFromMs,
+    steps: [
+      line("start", "Start", START, ["pin", "committee"]),
+      windwardStep("Windward 1"),
+      {
+        kind: "gate",
+        label: "Leeward gate",
+        marks: [
+          { key: "gate-port", ...at(GATE, gateHalfWidthM, 270) },
+          { key: "gate-stbd", ...at(GATE, gateHalfWidthM, 90) },
+        ],
+      },
+      windwardStep("Windward 2"),
+      line("finish", "Finish", FINISH, ["finish-pin", "finish-committee"]),
+    ],
+  };
+}
+
+/** Fixes every second from `startMs`, sailing straight from waypoint to waypoint at 5 m/s (about 10 knots). */
+function sail(startMs: number, waypoints: LatLon[]): TrackData {
+  const out: TrackData = { t: [], lat: [], lon: [] };
+  let [here, ...rest] = waypoints;
+  let t = startMs;
+  for (const next of rest) {
+    const bearing = initialBearingDeg(here!, next);
+    const legM = haversineDistanceM(here!, next);
+    for (let doneM = 0; doneM < legM; doneM += 5, t += S) push(out, t, destinationPoint(here!, bearing, doneM));
+    here = next;
+  }
+  push(out, t, here!);
+  return out;
+}
+
+function push(track: TrackData, t: number, p: LatLon): void {
+  track.t.push(t);
+  track.lat.push(p.lat);
+  track.lon.push(p.lon);
+}
+
+/** The track's fixes with fromMs <= t <= toMs, as a new track. */
+function slice(track: TrackData, fromMs: number, toMs = Number.POSITIVE_INFINITY): TrackData {
+  const out: TrackData = { t: [], lat: [], lon: [] };
+  for (let k = 0; k < track.t.length; k++) {
+    if (track.t[k]! >= fromMs && track.t[k]! <= toMs) push(out, track.t[k]!, { lat: track.lat[k]!, lon: track.lon[k]! });
+  }
+  return out;
+}
+
+/** The time of the track's first fix after `afterMs` within 50 m of `mark`. */
+function firstInside(track: TrackData, mark: LatLon, afterMs: number): number {
+  for (let k = 0; k < track.t.length; k++) {
+    if (track.t[k]! > afterMs && haversineDistanceM(mark, { lat: track.lat[k]!, lon: track.lon[k]! }) <= 50) return track.t[k]!;
+  }
+  throw new Error("never within 50 m");
 }
 
 const ofKind = (facts: Fact[], kind: Fact["kind"]) => facts.filter((f) => f.kind === kind);
@@ -174,337 +226,154 @@ describe("leadChange", () => {
 });
 
 describe("markRounding", () => {
-  const windwardCourse = [course(T0 - 30 * MIN, MARK)];
-  const entering = (distanceM: number, atMs = T0 + 60 * S): TrackData =>
-    track([
-      [atMs - 2 * S, at(MARK, 70)],
-      [atMs - 1 * S, at(MARK, 60)],
-      [atMs, at(MARK, distanceM)],
-      [atMs + 1 * S, at(MARK, 20)],
-    ]);
+  // The boat's race: from 100 m below the start line 10 s before the gun, across it, round
+  // the windward mark, through the gate, round the windward mark again, across the finish.
+  const G = T0;
+  const raceTrack = (startMs = G - 10 * S, gate: LatLon = GATE): TrackData =>
+    sail(startMs, [at(START, 100, 180), at(MARK, 20, 90), gate, at(MARK, 20, 90), at(FINISH, 60, 180)]);
+  type Tracks = { tracks?: Map<string, TrackData>; gunMs?: number | null; finishMs?: Map<string, number>; knownAtMs?: number };
+  /** Detection over (G, G + 30 min] of the passings the analytics find in `tracks`, known at `knownAtMs` (default: toMs). */
+  const detect = ({ tracks = new Map(), gunMs = G, finishMs, knownAtMs, ...parts }: Partial<DetectionInput> & Tracks) => {
+    const base = input({ fromMs: G, toMs: G + 30 * MIN, courses: [raceCourse(G - 10 * MIN)], ...parts });
+    return detectFacts({ ...base, passings: passingsOf(tracks, base.courses, gunMs, knownAtMs ?? base.toMs, finishMs) });
+  };
+  const roundingsOf = (facts: Fact[]) => ofKind(facts, "markRounding").map((f) => [...boatsOf(f), f.atMs, f.markLabel]);
 
-  it("counts a sample exactly 50 m off as inside, 50.5 m as outside", () => {
-    expect(haversineDistanceM(MARK, at(MARK, 50))).toBeCloseTo(50, 6);
-    const onEdge = track([
-      [T0 + 10 * S, at(MARK, 60)],
-      [T0 + 11 * S, at(MARK, 50)],
-      [T0 + 12 * S, at(MARK, 60)],
+  it("reports each mark and gate passed, at its first fix inside 50 m, in the course's order; start and finish are no roundings", () => {
+    const tr = raceTrack();
+    const facts = detect({ tracks: new Map([["a", tr]]) });
+    const lap1 = firstInside(tr, MARK, G);
+    const gate = Math.min(firstInside(tr, PORT, lap1), firstInside(tr, STBD, lap1));
+    const lap2 = firstInside(tr, MARK, gate + 2 * MIN);
+    expect(roundingsOf(facts)).toEqual([
+      ["a", lap2, "Windward 2"],
+      ["a", gate, "Leeward gate"],
+      ["a", lap1, "Windward 1"],
     ]);
-    const justOut = track([
-      [T0 + 10 * S, at(MARK, 60)],
-      [T0 + 11 * S, at(MARK, 50.5)],
-      [T0 + 12 * S, at(MARK, 60)],
-    ]);
-    const facts = detectFacts(
-      input({
-        courses: windwardCourse,
-        tracks: new Map([
-          ["a", onEdge],
-          ["b", justOut],
-        ]),
-      }),
-    );
-    expect(facts.map((f) => [f.kind, ...boatsOf(f), f.atMs, f.markLabel])).toEqual([["markRounding", "a", T0 + 11 * S, "Windward"]]);
-    expect(facts[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "markRounding", entryIds: ["a"], atMs: T0 + 11 * S }));
+    expect(facts[2]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "markRounding", entryIds: ["a"], atMs: lap1 }));
   });
 
-  it("reports no rounding from a sample outside the boat's capture window: before gun - 5 min, after its finish, without a gun", () => {
-    const tracks = new Map([["a", entering(30)]]);
-    const rounded = (parts: Partial<DetectionInput>) =>
-      detectFacts(input({ courses: windwardCourse, tracks, ...parts })).map((f) => f.kind);
-    expect(rounded({})).toEqual(["markRounding"]);
-    // The gun 20 minutes after the window: the boat is sailing to the start.
-    expect(rounded({ gunMs: T0 + 25 * MIN })).toEqual([]);
-    // The window opens 5 minutes before the gun, inclusive; a sample before it is not even the "outside" an entry needs.
-    expect(rounded({ gunMs: T0 + 59 * S + 5 * MIN })).toEqual(["markRounding"]);
-    expect(rounded({ gunMs: T0 + 59 * S + 5 * MIN + 1 })).toEqual([]);
-    // Finished a second before it reached the mark; the finish itself is still inside.
-    expect(rounded({ finishMs: new Map([["a", T0 + 59 * S]]) })).toEqual([]);
-    expect(rounded({ finishMs: new Map([["a", T0 + 60 * S]]) })).toEqual(["markRounding"]);
-    // Three hours after the gun the window has closed: gun + 3 h itself is out, as on ingest, live and track.
-    expect(rounded({ gunMs: T0 + 60 * S - 3 * 60 * MIN - 1 })).toEqual([]);
-    expect(rounded({ gunMs: T0 + 60 * S - 3 * 60 * MIN })).toEqual([]);
-    expect(rounded({ gunMs: T0 + 60 * S - 3 * 60 * MIN + 1 })).toEqual(["markRounding"]);
-    expect(rounded({ gunMs: null })).toEqual([]);
+  it("counts a gate crossed between its marks at the crossing, cut to the millisecond", () => {
+    // Straight through the middle of the gate, more than 50 m from either mark: the crossing is the passing.
+    const wide = raceCourse(G - 10 * MIN, 120);
+    const tr = raceTrack();
+    const facts = detect({ courses: [wide], tracks: new Map([["a", tr]]) });
+    const gate = ofKind(facts, "markRounding").find((f) => f.markLabel === "Leeward gate")!;
+    let i = 1;
+    while (!(tr.lat[i]! < GATE.lat && tr.lat[i - 1]! >= GATE.lat)) i++;
+    expect(gate.atMs).toBeGreaterThan(tr.t[i - 1]!);
+    expect(gate.atMs).toBeLessThanOrEqual(tr.t[i]!);
+    expect(Number.isInteger(gate.atMs)).toBe(true);
   });
 
-  it("names the step being rounded when one mark serves several: the boat's entries since its capture window opened count the laps", () => {
-    const LEEWARD = at(MARK, 1500, 180);
-    const laps: CourseVersionData = {
-      appliedFromMs: T0 - 60 * MIN,
-      steps: [
-        { kind: "mark", label: "Windward 1", marks: [{ key: "windward", ...MARK }] },
-        { kind: "mark", label: "Leeward", marks: [{ key: "leeward", ...LEEWARD }] },
-        { kind: "mark", label: "Windward 2", marks: [{ key: "windward", ...MARK }] },
-      ],
-    };
-    const window = entering(30);
-    const enteringAt = (atMs: number): [number, LatLon][] => [
-      [atMs - 1 * S, at(MARK, 60)],
-      [atMs, at(MARK, 30)],
-      [atMs + 10 * S, at(MARK, 400)],
-    ];
-    const history = (...visits: number[]) => {
-      const samples = visits.flatMap(enteringAt);
-      return track([
-        ...samples,
-        ...[0, 1, 2, 3].map((k): [number, LatLon] => [
-          window.t[k] as number,
-          { lat: window.lat[k] as number, lon: window.lon[k] as number },
-        ]),
-      ]);
-    };
-    const label = (histories?: Map<string, TrackData>) =>
-      detectFacts(input({ courses: [laps], tracks: new Map([["a", window]]), ...(histories ? { histories } : {}) })).map(
-        (f) => f.markLabel,
-      );
-    expect(label()).toEqual(["Windward 1"]);
-    expect(label(new Map([["a", history()]]))).toEqual(["Windward 1"]);
-    expect(label(new Map([["a", history(T0 - 20 * MIN)]]))).toEqual(["Windward 2"]);
-    // A third time round (a course shortened mid-race): the last step it serves.
-    expect(label(new Map([["a", history(T0 - 25 * MIN, T0 - 15 * MIN)]]))).toEqual(["Windward 2"]);
+  it("needs the boat to have started: a track that joins mid-race, or crossed the line only before the gun, rounds nothing", () => {
+    const tr = raceTrack();
+    const joinsLate = slice(tr, G + 60 * S);
+    expect(roundingsOf(detect({ tracks: new Map([["a", joinsLate]]) }))).toEqual([]);
+    // The gun a minute after the crossing: over early, never back below the line.
+    expect(roundingsOf(detect({ gunMs: G + 70 * S, tracks: new Map([["a", tr]]) }))).toEqual([]);
   });
 
-  it("reports the first sample inside, once per boat and mark in a window", () => {
-    const t = T0 + 60 * S;
-    const inOutIn = track([
-      [t - S, at(MARK, 60)],
-      [t, at(MARK, 40)],
-      [t + S, at(MARK, 30)],
-      [t + 60 * S, far(MARK, 0)],
-      [t + 130 * S, at(MARK, 60)],
-      [t + 131 * S, at(MARK, 40)],
-    ]);
-    const facts = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", inOutIn]]) }));
-    expect(facts.map((f) => f.atMs)).toEqual([t]);
+  it("needs progress to the next step: a boat that stops inside 50 m is reported once it sails on, at its first fix inside", () => {
+    const tr = raceTrack();
+    const lap1 = firstInside(tr, MARK, G);
+    // Up to the first fix inside: not yet a passing; once it has sailed on toward the gate, it is.
+    expect(roundingsOf(detect({ toMs: lap1, tracks: new Map([["a", tr]]) }))).toEqual([]);
+    expect(roundingsOf(detect({ toMs: lap1 + 40 * S, tracks: new Map([["a", tr]]) }))).toEqual([["a", lap1, "Windward 1"]]);
+    const parked = slice(tr, 0, lap1 + 2 * S);
+    for (let k = 1; k <= 60; k++) push(parked, lap1 + (2 + k) * S, at(MARK, 30 + (k % 3), 90));
+    expect(roundingsOf(detect({ tracks: new Map([["a", parked]]) }))).toEqual([]);
   });
 
-  it("needs a sample outside before: a boat already inside, or a track that starts inside, has not entered", () => {
-    const inside = track([
-      [T0 - 5 * S, at(MARK, 30)],
-      [T0 + 5 * S, at(MARK, 20)],
+  it("leaves out a fix that jumped: a wild fix beside the mark is no rounding", () => {
+    const tr = slice(raceTrack(), 0, G + 150 * S);
+    const k = tr.t.length - 20;
+    (tr.lat as number[])[k] = at(MARK, 10).lat;
+    (tr.lon as number[])[k] = at(MARK, 10).lon;
+    expect(roundingsOf(detect({ tracks: new Map([["a", tr]]) }))).toEqual([]);
+  });
+
+  it("reports no rounding outside the boat's capture window: after its finish, without a gun", () => {
+    const tr = raceTrack();
+    const lap1 = firstInside(tr, MARK, G);
+    const labels = (parts: Parameters<typeof detect>[0]) => detect({ tracks: new Map([["a", tr]]), ...parts }).map((f) => f.markLabel);
+    expect(labels({ finishMs: new Map([["a", lap1 - 1]]) })).toEqual([]);
+    expect(labels({ finishMs: new Map([["a", lap1 + 30 * S]]) })).toEqual(["Windward 1"]);
+    expect(labels({ gunMs: null })).toEqual([]);
+  });
+
+  it("reports a passing in the windows its time lies in once it is known, at its own time with one id: windows that meet lose none", () => {
+    const tr = raceTrack();
+    const lap1 = firstInside(tr, MARK, G);
+    const windward = (fromMs: number, toMs: number, knownAtMs = toMs) =>
+      ofKind(detect({ fromMs, toMs, knownAtMs, tracks: new Map([["a", tr]]) }), "markRounding").filter((f) => f.markLabel === "Windward 1");
+    // A window ending 5 s after the first fix inside, before the boat has sailed on: not yet known.
+    const boundary = lap1 + 5 * S;
+    expect(windward(boundary - 5 * MIN, boundary)).toEqual([]);
+    // The same window looked at again a minute later (a generation's catch-up): known now, at its own time.
+    const later = windward(boundary - 5 * MIN, boundary, boundary + MIN);
+    expect(later.map((f) => f.atMs)).toEqual([lap1]);
+    expect(later[0]!.id).toBe(factId({ raceId: RACE, startGroupId: GROUP, kind: "markRounding", entryIds: ["a"], atMs: lap1 }));
+    // Windows that meet, as a catch-up runs them: the passing once. Windows that overlap: the same fact.
+    const meeting = [-2, -1, 0, 1, 2].flatMap((k) => windward(boundary + k * 5 * MIN, boundary + (k + 1) * 5 * MIN, boundary + MIN));
+    expect(meeting).toEqual(later);
+    expect(windward(lap1 - MIN, lap1 + 4 * MIN)).toEqual(later);
+    // A passing timed after the window is not this window's, however well known.
+    expect(windward(lap1 - 5 * MIN, lap1 - 1, lap1 + 4 * MIN)).toEqual([]);
+  });
+
+  it("reports the first 3 boats to pass a mark in a window, ties by entry id; each mark is capped on its own", () => {
+    const tracks = new Map([
+      ["d", raceTrack(G - 10 * S)],
+      ["c", raceTrack(G - 5 * S)],
+      ["b", raceTrack(G - 5 * S)],
+      ["a", raceTrack(G)],
     ]);
-    const startsInside = track([
-      [T0 + 5 * S, at(MARK, 30)],
-      [T0 + 6 * S, at(MARK, 20)],
-    ]);
+    const facts = detect({ tracks });
+    const at1 = (id: string) => firstInside(tracks.get(id)!, MARK, G);
+    // b and c tie: facts of one time are ordered by id, so sort by boat here.
     expect(
-      detectFacts(
-        input({
-          courses: windwardCourse,
-          tracks: new Map([
-            ["a", inside],
-            ["b", startsInside],
-          ]),
-        }),
-      ),
-    ).toEqual([]);
+      roundingsOf(facts)
+        .filter(([, , label]) => label === "Windward 1")
+        .sort(),
+    ).toEqual([
+      ["b", at1("b"), "Windward 1"],
+      ["c", at1("c"), "Windward 1"],
+      ["d", at1("d"), "Windward 1"],
+    ]);
+    // The windward mark of both laps is one mark: its 3 boats are those of lap 1.
+    expect(roundingsOf(facts).filter(([, , label]) => label === "Windward 2")).toEqual([]);
+    expect(roundingsOf(facts).filter(([, , label]) => label === "Leeward gate")).toHaveLength(3);
   });
 
-  it("takes the sample before the window as the previous one, and leaves an entry at exactly fromMs to the previous window", () => {
-    const fromBefore = track([
-      [T0 - 1 * S, at(MARK, 60)],
-      [T0 + 1 * S, at(MARK, 40)],
-    ]);
-    const atFrom = track([
-      [T0 - 1 * S, at(MARK, 60)],
-      [T0, at(MARK, 40)],
-      [T0 + 1 * S, at(MARK, 30)],
-    ]);
-    const facts = detectFacts(
-      input({
-        courses: windwardCourse,
-        tracks: new Map([
-          ["a", fromBefore],
-          ["b", atFrom],
-        ]),
-      }),
-    );
-    expect(facts.map((f) => [...boatsOf(f), f.atMs])).toEqual([["a", T0 + 1 * S]]);
+  it("names an unlabelled step by its mark's key, a gate by both its marks' keys", () => {
+    const course = raceCourse(G - 10 * MIN);
+    for (const step of course.steps) step.label = null;
+    const facts = detect({ courses: [course], tracks: new Map([["a", raceTrack(G - 10 * S, at(STBD, 20, 90))]]) });
+    expect(ofKind(facts, "markRounding").map((f) => f.markLabel)).toEqual(["windward", "gate-port/gate-stbd", "windward"]);
   });
 
-  it("reports the first 3 boats to arrive at a mark, ties by entry id", () => {
-    const tracks = new Map([
-      ["d", entering(40, T0 + 10 * S)],
-      ["c", entering(40, T0 + 20 * S)],
-      ["b", entering(40, T0 + 20 * S)],
-      ["a", entering(40, T0 + 30 * S)],
-    ]);
-    const facts = detectFacts(input({ courses: windwardCourse, tracks }));
-    expect(facts.map((f) => [...boatsOf(f), f.atMs])).toEqual([
-      ["b", T0 + 20 * S],
-      ["c", T0 + 20 * S],
-      ["d", T0 + 10 * S],
+  it("judges the steps still ahead against the course version applied: a windward mark moved mid-race", () => {
+    const moved = at(MARK, 300, 90);
+    const tr = sail(G - 10 * S, [at(START, 100, 180), at(MARK, 20, 90), GATE, at(moved, 20, 90), at(FINISH, 60, 180)]);
+    const lap1 = firstInside(tr, MARK, G);
+    const gate = Math.min(firstInside(tr, PORT, lap1), firstInside(tr, STBD, lap1));
+    const version2 = raceCourse(gate + MIN, 40, moved);
+    const facts = detect({ courses: [raceCourse(G - 10 * MIN), version2], tracks: new Map([["a", tr]]) });
+    expect(roundingsOf(facts)).toEqual([
+      ["a", firstInside(tr, moved, gate), "Windward 2"],
+      ["a", gate, "Leeward gate"],
+      ["a", lap1, "Windward 1"],
     ]);
   });
 
-  it("skips start and finish line ends, and counts either mark of a gate as one rounding of the gate", () => {
-    const startEnd = at(MARK, 1500, 180);
-    const finishEnd = at(MARK, 1800, 180);
-    const port = at(MARK, 1000, 180);
-    const stbd = at(port, 70, 90);
-    const courses = [course(T0 - 30 * MIN, MARK, { gate: [port, stbd], startEnd, finishEnd })];
-    const t = T0 + 60 * S;
-    const tracks = new Map([
-      [
-        "a",
-        track([
-          [t - S, at(startEnd, 60)],
-          [t, at(startEnd, 10)],
-          [t + S, at(finishEnd, 60)],
-          [t + 2 * S, at(finishEnd, 10)],
-        ]),
-      ],
-      // Within 50 m of the port mark, then of the starboard mark too: one gate rounding.
-      [
-        "b",
-        track([
-          [t - S, at(port, 80, 270)],
-          [t, at(port, 45, 270)],
-          [t + S, at(port, 35, 90)],
-          [t + 2 * S, at(stbd, 35, 270)],
-          [t + 3 * S, at(stbd, 80, 90)],
-        ]),
-      ],
-      [
-        "c",
-        track([
-          [t - S, at(stbd, 80, 90)],
-          [t + 5 * S, at(stbd, 20, 90)],
-        ]),
-      ],
-    ]);
-    const facts = detectFacts(input({ courses, tracks }));
-    expect(facts.map((f) => [...boatsOf(f), f.atMs, f.markLabel])).toEqual([
-      ["c", t + 5 * S, "Leeward gate"],
-      ["b", t, "Leeward gate"],
-    ]);
-  });
-
-  it("names a rounding after the mark key when the step has no label, and caps each zone on its own", () => {
-    const port = at(MARK, 1000, 180);
-    const stbd = at(port, 70, 90);
-    const courses = [course(T0 - 30 * MIN, MARK, { gate: [port, stbd], gateLabel: null, windwardLabel: null })];
-    const tracks = new Map<string, TrackData>();
-    for (const [i, id] of BOAT_IDS.slice(0, 4).entries()) tracks.set(id, entering(30, T0 + (10 + i) * S));
-    tracks.set(
-      "e",
-      track([
-        [T0 + 100 * S, at(stbd, 80, 90)],
-        [T0 + 101 * S, at(stbd, 20, 90)],
-      ]),
-    );
-    const facts = detectFacts(input({ courses, tracks }));
-    expect(facts.map((f) => [...boatsOf(f), f.markLabel])).toEqual([
-      ["e", "gate-stbd"],
-      ["c", "windward"],
-      ["b", "windward"],
-      ["a", "windward"],
-    ]);
-  });
-
-  it("uses the marks of the course version applied at each sample's time", () => {
-    const moved = at(MARK, 600, 90);
-    const courses = [course(T0 - 30 * MIN, MARK), course(T0 + 2 * MIN, moved)];
-    const tracks = new Map([
-      // Before the change: the old mark counts.
-      [
-        "a",
-        track([
-          [T0 + 60 * S, at(MARK, 60)],
-          [T0 + 61 * S, at(MARK, 40)],
-        ]),
-      ],
-      // After the change: the old position no longer counts, the new one does.
-      [
-        "b",
-        track([
-          [T0 + 150 * S, at(MARK, 60)],
-          [T0 + 151 * S, at(MARK, 40)],
-        ]),
-      ],
-      [
-        "c",
-        track([
-          [T0 + 150 * S, at(moved, 60)],
-          [T0 + 151 * S, at(moved, 40)],
-        ]),
-      ],
-      // Already where the new version lays the mark: the sample before is judged against
-      // the new mark too, so the boat has not entered.
-      [
-        "d",
-        track([
-          [T0 + 2 * MIN - S, at(moved, 30)],
-          [T0 + 2 * MIN, at(moved, 30)],
-        ]),
-      ],
-    ]);
-    const facts = detectFacts(input({ courses, tracks }));
-    expect(facts.map((f) => [...boatsOf(f), f.atMs])).toEqual([
-      ["c", T0 + 151 * S],
-      ["a", T0 + 61 * S],
-    ]);
-    // A version applied after toMs is not used: up to T0 + 2 min the old mark applies.
-    const early = detectFacts(input({ courses, tracks, toMs: T0 + 2 * MIN - 1 }));
-    expect(early.map(boatsOf)).toEqual([["a"]]);
-  });
-
-  it("treats GPS flicker on the zone's edge as one rounding, in overlapping windows too", () => {
-    const t = T0 + 100 * S;
-    const flicker = track([
-      [t - 2 * S, at(MARK, 60)],
-      [t - S, at(MARK, 51)],
-      [t, at(MARK, 49)],
-      [t + S, at(MARK, 51)],
-      [t + 2 * S, at(MARK, 49)],
-      [t + 3 * S, at(MARK, 51)],
-      [t + 30 * S, at(MARK, 60)],
-      [t + 40 * S, at(MARK, 49)],
-      [t + 200 * S, far(MARK, 90)],
-    ]);
-    const first = detectFacts(input({ courses: windwardCourse, tracks: new Map([["a", flicker]]) }));
-    expect(first.map((f) => f.atMs)).toEqual([t]);
-    // A later window starting between the entries sees the minute before it and stays silent.
-    const later = detectFacts(
-      input({ courses: windwardCourse, tracks: new Map([["a", flicker]]), fromMs: t + 1 * S, toMs: t + 1 * S + 5 * MIN }),
-    );
-    expect(later).toEqual([]);
-    expect(TRACK_LOOKBACK_MS).toBeGreaterThanOrEqual(ROUNDING_REENTRY_MS);
-  });
-
-  it("reports a boat entering again after more than a minute outside, in a window of its own", () => {
-    const t = T0 + 100 * S;
-    const twice = track([
-      [t - S, at(MARK, 60)],
-      [t, at(MARK, 40)],
-      [t + 5 * S, at(MARK, 60)],
-      [t + 70 * S, at(MARK, 60)],
-      [t + 71 * S, at(MARK, 40)],
-    ]);
-    const later = detectFacts(
-      input({ courses: windwardCourse, tracks: new Map([["a", twice]]), fromMs: t + 10 * S, toMs: t + 10 * S + 5 * MIN }),
-    );
-    expect(later.map((f) => f.atMs)).toEqual([t + 71 * S]);
-  });
-
-  it("reads no sample after toMs, and ignores boats of other groups", () => {
-    const late = track([
-      [T0 + 5 * MIN, at(MARK, 60)],
-      [T0 + 5 * MIN + 1, at(MARK, 40)],
-    ]);
-    const stranger = entering(40);
-    expect(
-      detectFacts(
-        input({
-          courses: windwardCourse,
-          tracks: new Map([
-            ["a", late],
-            ["zz", stranger],
-          ]),
-        }),
-      ),
-    ).toEqual([]);
+  it("ignores boats of other groups, and start and finish passings handed in", () => {
+    const tr = raceTrack();
+    expect(detect({ tracks: new Map([["zz", tr]]) })).toEqual([]);
+    const passings = passingsOf(new Map([["a", tr]]), [raceCourse(G - 10 * MIN)], G, G + 30 * MIN);
+    expect(passings.map((p) => p.passing.stepKind)).toEqual(["start", "mark", "gate", "mark", "finish"]);
+    const lines = passings.filter((p) => p.passing.stepKind === "start" || p.passing.stepKind === "finish");
+    expect(detectFacts(input({ fromMs: G - MIN, toMs: G + 30 * MIN, courses: [raceCourse(G - 10 * MIN)], passings: lines }))).toEqual([]);
   });
 });
 
@@ -656,6 +525,38 @@ describe("windShift", () => {
 
 describe("every kind together", () => {
   const t = (s: number) => T0 + s * S;
+  const tracks = new Map([
+    [
+      "a",
+      track([
+        [t(100), at(MARK, 60)],
+        [t(150), at(MARK, 40)],
+        [t(160), at(MARK, 20, 180)],
+        [t(170), at(MARK, 70, 180)],
+        [t(400), far(MARK, 180)],
+      ]),
+    ],
+    [
+      "b",
+      track([
+        [t(199), at(MARK, 60)],
+        [t(200), at(MARK, 40)],
+        [t(210), at(MARK, 20, 180)],
+        [t(220), at(MARK, 70, 180)],
+        [t(400), far(MARK, 180)],
+      ]),
+    ],
+  ]);
+  // Rounding the windward mark, then on toward the leeward mark (no start line: the boats are racing).
+  const courses: CourseVersionData[] = [
+    {
+      appliedFromMs: t(-1800),
+      steps: [
+        { kind: "mark", label: "Windward", marks: [{ key: "windward", ...MARK }] },
+        { kind: "mark", label: "Leeward", marks: [{ key: "leeward", ...GATE }] },
+      ],
+    },
+  ];
   const data = (fromMs: number, toMs: number): DetectionInput =>
     input({
       fromMs,
@@ -669,25 +570,8 @@ describe("every kind together", () => {
         order(t(300), { b: 1, d: 2, a: 3, c: 4 }),
         order(t(420), { b: 1, d: 2, a: 3, c: 4 }),
       ],
-      tracks: new Map([
-        [
-          "a",
-          track([
-            [t(100), at(MARK, 60)],
-            [t(150), at(MARK, 40)],
-            [t(400), far(MARK, 0)],
-          ]),
-        ],
-        [
-          "b",
-          track([
-            [t(199), at(MARK, 60)],
-            [t(200), at(MARK, 40)],
-            [t(400), far(MARK, 0)],
-          ]),
-        ],
-      ]),
-      courses: [course(t(-1800), MARK)],
+      passings: passingsOf(tracks, courses, T0 - 30 * MIN, toMs),
+      courses,
       finishes: [{ entryId: "c", finishMs: t(200) }],
       wind: [
         { measuredAtMs: t(-30), twd: 200, tws: 12 },
@@ -727,11 +611,42 @@ describe("every kind together", () => {
   });
 });
 
+/**
+ * Each boat's step passings as the analytics find them: a BoatAnalytics fed the boat's
+ * fixes of its capture window in order, each with the wind in force, the course version
+ * changed before its first fix (boat-analytics.ts says how a caller feeds it).
+ */
+function analyticsPassings(group: StartGroup): Map<string, readonly StepPassing[]> {
+  const gunMs = Date.parse(group.startTimeUtc!);
+  const courses = group.courses!.map((c) => ({ appliedFromMs: Date.parse(c.appliedFromUtc), steps: c.steps }));
+  const wind = group.wind ?? [];
+  const twdAt = (t: number) => [...wind].reverse().find((w) => Date.parse(w.measuredAtUtc) <= t)?.twd ?? wind[0]?.twd ?? 0;
+  const passings = new Map<string, readonly StepPassing[]>();
+  for (const track of group.tracks!) {
+    const finish = group.finishes?.find((f) => f.entryId === track.entryId);
+    const window = captureWindow(gunMs, finish ? Date.parse(finish.finishTimeUtc) : null)!;
+    let version = 0;
+    const boat = new BoatAnalytics({ steps: courses[0]!.steps, gunMs });
+    for (let k = 0; k < track.t.length; k++) {
+      const tMs = track.t[k]!;
+      if (!inCaptureWindow(window, tMs)) continue;
+      while (version + 1 < courses.length && courses[version + 1]!.appliedFromMs <= tMs) boat.changeCourse(courses[++version]!.steps);
+      boat.push({ tMs, lat: track.lat[k]!, lon: track.lon[k]! }, twdAt(tMs));
+    }
+    passings.set(track.entryId, boat.passings);
+  }
+  return passings;
+}
+
 describe("a simulated race", () => {
   const WINDOW = 5 * 60_000;
   const STEP = 60_000;
 
-  /** Every window of a generation run every minute over the group's race, facts by id. */
+  /**
+   * A generation every minute over the group's race, as generator.ts runs them: all kinds
+   * in the window ending at its dataAsOf, mark roundings also in the two before it, with
+   * the passings known at that dataAsOf. Facts by id, and every window run.
+   */
   function detectAll(scenario: ReturnType<typeof simulateScenario>) {
     const event = scenario.events[0]!;
     const race = event.races[0]!;
@@ -740,17 +655,20 @@ describe("a simulated race", () => {
     const lastFix = Math.max(...group.tracks!.map((tr) => tr.t[tr.t.length - 1]!));
     const facts = new Map<string, Fact>();
     const windows: { input: DetectionInput; facts: Fact[] }[] = [];
-    for (let toMs = gun - 5 * MIN; toMs <= lastFix + STEP; toMs += STEP) {
-      const input = detectionInputFromScenario(race.id, group, event.entries, toMs - WINDOW, toMs);
-      const found = detectFacts(input);
-      windows.push({ input, facts: found });
-      for (const f of found) {
-        const seen = facts.get(f.id);
-        // The same id always carries the same event; a gain's numbers and a finish's place
-        // may be refreshed by a later reading.
-        if (seen && f.kind !== "gain")
-          expect({ ...f, rank: f.kind === "finish" ? null : f.rank }).toEqual({ ...seen, rank: f.kind === "finish" ? null : seen.rank });
-        facts.set(f.id, f);
+    for (let asOf = gun - 5 * MIN; asOf <= lastFix + STEP; asOf += STEP) {
+      const passings = scenarioPassings(group, asOf);
+      for (let toMs = asOf; toMs > asOf - 15 * MIN; toMs -= WINDOW) {
+        const input = detectionInputFromScenario(race.id, group, event.entries, toMs - WINDOW, toMs, passings);
+        const found = toMs === asOf ? detectFacts(input) : detectMarkRoundings(input);
+        windows.push({ input, facts: found });
+        for (const f of found) {
+          const seen = facts.get(f.id);
+          // The same id always carries the same event; a gain's numbers and a finish's place
+          // may be refreshed by a later reading.
+          if (seen && f.kind !== "gain")
+            expect({ ...f, rank: f.kind === "finish" ? null : f.rank }).toEqual({ ...seen, rank: f.kind === "finish" ? null : seen.rank });
+          facts.set(f.id, f);
+        }
       }
     }
     return { group, facts: [...facts.values()], windows };
@@ -759,13 +677,14 @@ describe("a simulated race", () => {
   const small = simulateScenario({ seed: "insights-detect", startGroups: 1, boatsPerGroup: 3, laps: 2, legLengthM: 1200 });
   const { group, facts, windows } = detectAll(small);
 
-  it("finds the roundings of every boat that sails the course", () => {
+  it("finds two windward and two gate roundings of every boat the analytics see start, and every finish", () => {
     const finishers = (group.finishes ?? []).map((f) => f.entryId);
-    expect(finishers.length).toBeGreaterThan(0);
-    for (const entryId of finishers) {
+    const starters = [...analyticsPassings(group).entries()].filter(([, passings]) => passings[0]?.stepKind === "start");
+    expect(starters.length).toBeGreaterThanOrEqual(2);
+    for (const [entryId] of starters) {
       const mine = ofKind(facts, "markRounding").filter((f) => f.boats[0]!.entryId === entryId);
-      expect(mine.filter((f) => f.markLabel === "Windward").length).toBeGreaterThanOrEqual(2);
-      expect(mine.filter((f) => f.markLabel === "Leeward gate").length).toBeGreaterThanOrEqual(2);
+      expect(mine.filter((f) => f.markLabel === "Windward").length).toBe(2);
+      expect(mine.filter((f) => f.markLabel === "Leeward gate").length).toBe(2);
     }
     expect(
       ofKind(facts, "finish")
@@ -774,21 +693,39 @@ describe("a simulated race", () => {
     ).toEqual([...finishers].sort());
   });
 
-  it("reports each rounding at a sample inside 50 m of a mark of the applied course, the one before outside", () => {
-    const roundings = ofKind(facts, "markRounding");
-    expect(roundings.length).toBeGreaterThan(0);
-    for (const f of roundings) {
-      const tr = group.tracks!.find((x) => x.entryId === f.boats[0]!.entryId)!;
-      const i = tr.t.indexOf(f.atMs);
-      expect(i).toBeGreaterThan(0);
-      const applied = [...group.courses!].reverse().find((c) => Date.parse(c.appliedFromUtc) <= f.atMs)!;
-      const marks = applied.steps
-        .filter((s) => s.kind === "mark" || s.kind === "gate")
-        .filter((s) => s.label === f.markLabel)
-        .flatMap((s) => s.marks);
-      const distance = (j: number) => Math.min(...marks.map((m) => haversineDistanceM(m, { lat: tr.lat[j]!, lon: tr.lon[j]! })));
-      expect(distance(i)).toBeLessThanOrEqual(50);
-      expect(distance(i - 1)).toBeGreaterThan(50);
+  it("agrees with the analytics fed apart: the same boats pass the same marks and gates at the same times, within 3 s of the truth", () => {
+    // Three boats: the cap of 3 per mark never binds, so every passing is a fact of some window.
+    const { scenario, truth } = simulateRace({
+      seed: "insights-agree",
+      startGroups: 1,
+      boatsPerGroup: 3,
+      laps: 2,
+      legLengthM: 1200,
+      overEarlyReturn: true,
+    });
+    const raced = detectAll(scenario);
+    expect(raced.group.courses!.length).toBeGreaterThan(1);
+    const fromAnalytics = [...analyticsPassings(raced.group)].flatMap(([entryId, passings]) =>
+      passings
+        .filter((p) => p.stepKind === "mark" || p.stepKind === "gate")
+        .map((p) => [entryId, p.stepIndex, p.label, new Date(p.atMs).toISOString()]),
+    );
+    const fromInsights = ofKind(raced.facts, "markRounding").map((f) => {
+      const entryId = f.boats[0]!.entryId;
+      const stepIndex = analyticsPassings(raced.group)
+        .get(entryId)!
+        .find((p) => Math.trunc(p.atMs) === f.atMs)?.stepIndex;
+      return [entryId, stepIndex, f.markLabel, new Date(f.atMs).toISOString()];
+    });
+    const byBoatAndTime = (a: unknown[], b: unknown[]) =>
+      String(a[0]).localeCompare(String(b[0])) || String(a[3]).localeCompare(String(b[3]));
+    expect(fromAnalytics.length).toBeGreaterThanOrEqual(3 * 4 - 1);
+    expect(fromInsights.sort(byBoatAndTime)).toEqual(fromAnalytics.sort(byBoatAndTime));
+    // And the rule is right: each is within 3 s of the simulator's own passing of that step.
+    const truthOf = new Map(truth.groups[0]!.boats.map((b) => [b.entryId, b.passings]));
+    for (const [entryId, stepIndex, , atUtc] of fromInsights) {
+      const passing = truthOf.get(entryId as string)!.find((p) => p.stepIndex === stepIndex)!;
+      expect(Math.abs(passing.atMs - Date.parse(atUtc as string))).toBeLessThanOrEqual(3000);
     }
   });
 
@@ -801,7 +738,7 @@ describe("a simulated race", () => {
     expect(big.length).toBeGreaterThan(0);
     const reported = ofKind(facts, "windShift");
     for (const b of big) {
-      if (b.atMs > windows.at(-1)!.input.toMs) continue;
+      if (b.atMs > Math.max(...windows.map((w) => w.input.toMs))) continue;
       expect(
         reported.some((f) => f.atMs === b.atMs && f.twdFrom !== null && Math.abs(angleDifferenceDegrees(f.twdFrom, f.twdTo!)) >= 10),
       ).toBe(true);
@@ -818,6 +755,13 @@ describe("a simulated race", () => {
       expect(ofKind(found, "gain").length).toBeLessThanOrEqual(3);
     }
     expect(busiest).toBe(3);
+    // Each rounding reported is one of the analytics' passings, capped or not.
+    const passed = new Set(
+      [...analyticsPassings(fleet.group)].flatMap(([entryId, passings]) =>
+        passings.map((p) => `${entryId} ${p.label} ${Math.trunc(p.atMs)}`),
+      ),
+    );
+    for (const f of ofKind(fleet.facts, "markRounding")) expect(passed.has(`${f.boats[0]!.entryId} ${f.markLabel} ${f.atMs}`)).toBe(true);
     expect(ofKind(fleet.facts, "leadChange").length).toBeGreaterThan(0);
   });
 });

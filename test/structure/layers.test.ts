@@ -85,6 +85,11 @@ describe("the layers", () => {
     expect(violations("src/ingest", (imported) => !under(imported, "reads", "gateway"))).toEqual([]);
   });
 
+  it("keeps insights (insights/) under the read services: the analytics' passings are handed in, never imported", () => {
+    expect(sources("src/insights").length).toBeGreaterThan(3);
+    expect(violations("src/insights", (imported) => !under(imported, "reads", "ingest", "gateway", "calls"))).toEqual([]);
+  });
+
   it("keeps the gateway a translator: it calls the services, never the store or a service's module", () => {
     expect(violations("src/gateway", (imported) => !under(imported, "store", "reads", "ingest"))).toEqual([]);
   });
