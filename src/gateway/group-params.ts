@@ -46,7 +46,12 @@ export function groupRequest(request: FastifyRequest): { raceId: string; startGr
   };
 }
 
-export function windowRequest(request: FastifyRequest): { raceId: string; startGroupId: string | undefined; since: Timestamp; until: Timestamp | undefined } {
+export function windowRequest(request: FastifyRequest): {
+  raceId: string;
+  startGroupId: string | undefined;
+  since: Timestamp;
+  until: Timestamp | undefined;
+} {
   const query = request.query as { since: string; until?: string };
   return {
     ...groupRequest(request),

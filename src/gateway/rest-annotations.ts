@@ -284,7 +284,8 @@ export const ANNOTATIONS: ReadonlyMap<DescMessage, Annotation> = new Map([
       distanceBehindLeaderM: { ...NOT_NEGATIVE, description: "The leader's course progress minus the boat's; null with no kept fix." },
       timeBehindLeaderSeconds: {
         ...NOT_NEGATIVE,
-        description: "That distance over the boat's own 60 s VMG (finished: finish time minus the first finisher's); null when that VMG is not positive.",
+        description:
+          "That distance over the boat's own 60 s VMG (finished: finish time minus the first finisher's); null when that VMG is not positive.",
       },
       sogKn: { ...NOT_NEGATIVE, description: "From the positions of the last 10 s, not the phone's own; null without two kept fixes." },
       cogDeg: { ...BEARING, description: "From the same positions; null without a velocity." },

@@ -29,8 +29,16 @@ export function analyticsMessage(race: RaceRecord, group: GroupAnalytics, dataAs
     startGroupId: group.group.uuid,
     delaySeconds: race.event.delaySeconds,
     dataAsOf: timestampFromMs(dataAsOfMs),
-    wind: group.wind === null ? undefined : { twd: group.wind.twd, tws: group.wind.tws ?? undefined, measuredAtUtc: timestampFromMs(group.wind.measuredAtMs) },
-    legs: group.legs.map((leg) => ({ legIndex: leg.legIndex, kind: LEG_KIND_ENUMS[leg.kind], bearingDeg: leg.bearingDeg, lengthM: leg.lengthM })),
+    wind:
+      group.wind === null
+        ? undefined
+        : { twd: group.wind.twd, tws: group.wind.tws ?? undefined, measuredAtUtc: timestampFromMs(group.wind.measuredAtMs) },
+    legs: group.legs.map((leg) => ({
+      legIndex: leg.legIndex,
+      kind: LEG_KIND_ENUMS[leg.kind],
+      bearingDeg: leg.bearingDeg,
+      lengthM: leg.lengthM,
+    })),
     boats: group.boats.map(({ boat, snapshot, progressRank, distanceBehindLeaderM, timeBehindLeaderSeconds }) => ({
       ...names(boat),
       progressRank,

@@ -102,7 +102,12 @@ describe("the analytics engine", () => {
     const now = GUN + 20 * MINUTE;
     const before = shown(await engine.refresh(race, now, source()));
     const reading = new Date(GUN + 5 * MINUTE + 500);
-    await db.pool.query("INSERT INTO wind_readings (start_group_id, measured_at, twd, tws) VALUES (?, ?, ?, ?)", [group.id, reading, 123, 9]);
+    await db.pool.query("INSERT INTO wind_readings (start_group_id, measured_at, twd, tws) VALUES (?, ?, ?, ?)", [
+      group.id,
+      reading,
+      123,
+      9,
+    ]);
     try {
       const after = shown(await engine.refresh(race, now + 1_000, source()));
       expect(after).toEqual(await fresh(now + 1_000));
