@@ -1,5 +1,6 @@
 // The race the read benchmarks measure, in a database of their own: a simulated race
-// of 100 boats, 40 minutes after its gun, imported as it stands now.
+// of 100 boats, 40 minutes after its gun, imported as it stands now; or another race
+// the caller simulates, imported whole.
 
 import { randomBytes } from "node:crypto";
 import type { Scenario } from "../src/domain/scenario.js";
@@ -20,24 +21,32 @@ export interface BenchRace {
   drop(): Promise<void>;
 }
 
-/** `adjust` may change the scenario before it is imported (a client, a raised limit). */
-export async function benchRace(adjust: (scenario: Scenario) => void = () => {}): Promise<BenchRace> {
+/**
+ * `adjust` may change the scenario before it is imported (a client, a raised limit);
+ * `simulate`, given the moment it runs, makes another race, imported whole.
+ */
+export async function benchRace(
+  adjust: (scenario: Scenario) => void = () => {},
+  simulate?: (nowMs: number) => Scenario,
+): Promise<BenchRace> {
   const server = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
   const url = withDatabase(server, `race_api_bench_${randomBytes(4).toString("hex")}`);
   await createDatabase(url);
   const adminPool = createPool(url, { statementTimeoutMs: 0 });
   await migrate(adminPool);
   const nowMs = Date.now();
-  const scenario = simulateScenario({
-    seed: "bench-live",
-    gunMs: nowMs - 40 * 60_000,
-    startGroups: 1,
-    boatsPerGroup: 100,
-    laps: 5,
-    legLengthM: 3100,
-  });
+  const scenario =
+    simulate?.(nowMs) ??
+    simulateScenario({
+      seed: "bench-live",
+      gunMs: nowMs - 40 * 60_000,
+      startGroups: 1,
+      boatsPerGroup: 100,
+      laps: 5,
+      legLengthM: 3100,
+    });
   adjust(scenario);
-  await importScenario(adminPool, sliceScenario(scenario, null, nowMs));
+  await importScenario(adminPool, simulate ? scenario : sliceScenario(scenario, null, nowMs));
   return {
     url,
     adminPool,

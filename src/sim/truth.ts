@@ -12,6 +12,12 @@ export const PASSING_RADIUS_M = 50;
 const WIND_LEG_DEG = 45;
 /** Heading changes of at least this much per second make a turn; wind-following is slower. */
 const TURNING_DEG_S = 1;
+/**
+ * The wind back on its side this soon (a bow shot head to wind and falling back, a
+ * stern swung past the run) undoes the crossing: the boat ends as it began, no tack or gybe.
+ * The simulator's boats tack at least 10 s apart.
+ */
+const UNDONE_WITHIN_MS = 8_000;
 
 export type LegKind = "upwind" | "downwind" | "reach";
 
@@ -327,7 +333,11 @@ export class TruthRecorder {
       if (!this.turn && direction !== 0) {
         this.turn = { startMs: nowMs, headingBefore: this.lastHeading, direction, pending: [] };
       }
-      if (twa !== 0 && Math.sign(twa) !== Math.sign(this.lastTwa)) {
+      const last = this.manoeuvres[this.manoeuvres.length - 1];
+      if (twa !== 0 && Math.sign(twa) !== Math.sign(this.lastTwa) && last && nowMs - last.atMs < UNDONE_WITHIN_MS) {
+        this.manoeuvres.pop();
+        if (this.turn?.pending[this.turn.pending.length - 1] === last) this.turn.pending.pop();
+      } else if (twa !== 0 && Math.sign(twa) !== Math.sign(this.lastTwa)) {
         const at = toLatLonExact(this.frame, p0);
         const m: TruthManoeuvre = {
           kind: Math.abs(twa) + Math.abs(this.lastTwa) < 180 ? "tack" : "gybe",

@@ -311,3 +311,16 @@ function courseChangedBetween(b: BoatTruth, ms: number): boolean {
     return at > ms && at <= ms + 1000;
   });
 }
+
+describe("a crossing undone within seconds", () => {
+  it("is no manoeuvre: no two true tacks or gybes of a boat come less than 8 s apart", () => {
+    let pairs = 0;
+    for (const { b } of boats) {
+      for (let i = 1; i < b.manoeuvres.length; i++) {
+        pairs++;
+        expect(b.manoeuvres[i]!.atMs - b.manoeuvres[i - 1]!.atMs).toBeGreaterThanOrEqual(8_000);
+      }
+    }
+    expect(pairs).toBeGreaterThan(300);
+  });
+});

@@ -1,5 +1,6 @@
 // One boat's analytics state through a race, built incrementally: the jump filter, the
-// recent track, its step passings and its manoeuvres, and what it shows at a moment.
+// recent track, its step passings, its manoeuvres and its legs' tallies, and what it shows
+// at a moment.
 //
 // How a caller feeds it: one BoatAnalytics per boat and start group, fixes pushed in time
 // order (append only: each push costs the new fix and the last minute of track, never the
@@ -8,7 +9,8 @@
 // pushing its first fix; a phone-recorded finish goes to `recordFinish`. To answer, call
 // `snapshot` with dataAsOf and the wind then, for each boat of the start group, and hand
 // the standings to `rankByProgress` (progress.ts). After a restart, rebuild by pushing
-// the race's fixes from the database in order.
+// the race's fixes from the database in order. Fixes that late arrivals may still change
+// go to a `clone` of the state fed with the settled ones, never to the state itself.
 
 import type { LatLon } from "../geo.js";
 import type { CourseStep } from "../scenario.js";
@@ -22,8 +24,9 @@ import {
   vmgAlongKn,
   VELOCITY_WINDOW_MS,
 } from "./kinematics.js";
+import { type LegStats, LegTallies } from "./leg-stats.js";
 import { type Manoeuvre, ManoeuvreDetector } from "./manoeuvres.js";
-import { type StepPassing, StepPassings } from "./passings.js";
+import { PASSING_RADIUS_M, type StepPassing, StepPassings } from "./passings.js";
 import { courseLengthM, courseProgressM, isStale, TIME_BEHIND_VMG_WINDOW_MS } from "./progress.js";
 
 export interface BoatSnapshot {
@@ -55,10 +58,11 @@ export interface BoatAnalyticsOptions {
 }
 
 export class BoatAnalytics {
-  readonly manoeuvres: Manoeuvre[] = [];
-  private readonly filter: JumpFilter;
-  private readonly stepPassings: StepPassings;
-  private readonly detector = new ManoeuvreDetector();
+  private found: Manoeuvre[] = [];
+  private filter: JumpFilter;
+  private stepPassings: StepPassings;
+  private detector = new ManoeuvreDetector();
+  private tallies = new LegTallies();
   /** The kept fixes of the last minute, for speed, course and VMG. */
   private recent: Fix[] = [];
   private newestReceivedMs: number | null = null;
@@ -76,6 +80,11 @@ export class BoatAnalytics {
     return this.stepPassings.passings;
   }
 
+  /** The manoeuvres reported so far, oldest first. */
+  get manoeuvres(): readonly Manoeuvre[] {
+    return this.found;
+  }
+
   /** A mark passing not confirmed yet would be timed here (see StepPassings). */
   get pendingPassingSinceMs(): number | null {
     return this.stepPassings.pendingSinceMs;
@@ -84,10 +93,31 @@ export class BoatAnalytics {
   changeCourse(steps: readonly CourseStep[]): void {
     this.steps = steps;
     this.stepPassings.changeCourse(steps);
+    this.tallies.changeCourse();
   }
 
   recordFinish(atMs: number): void {
     this.stepPassings.recordFinish(atMs);
+    this.tallies.recordFinish(atMs);
+  }
+
+  /**
+   * An independent copy to push the unsettled tail of fixes into. It costs what the state
+   * holds (the last minute of fixes, the detector's windows) and shallow copies of the
+   * passings, the manoeuvres and the legs; the original never sees what the copy gets.
+   */
+  clone(): BoatAnalytics {
+    // The parts the constructor builds are replaced by copies of this state's.
+    const copy = new BoatAnalytics({ steps: this.steps, gunMs: null });
+    copy.found = [...this.found];
+    copy.filter = this.filter.clone();
+    copy.stepPassings = this.stepPassings.clone();
+    copy.detector = this.detector.clone();
+    copy.tallies = this.tallies.clone();
+    copy.recent = [...this.recent];
+    copy.newestReceivedMs = this.newestReceivedMs;
+    copy.legsCache = this.legsCache;
+    return copy;
   }
 
   /** Takes the boat's next fix, with the wind direction in force at it. */
@@ -95,13 +125,23 @@ export class BoatAnalytics {
     if (this.newestReceivedMs === null || fix.tMs > this.newestReceivedMs) this.newestReceivedMs = fix.tMs;
     const kept = this.filter.push(fix);
     if (kept === null) return;
+    const previous = this.recent.at(-1) ?? null;
     this.recent.push(kept);
     const windowStart = this.recent.findIndex((f) => f.tMs >= kept.tMs - TIME_BEHIND_VMG_WINDOW_MS);
     if (windowStart > 1) this.recent.splice(0, windowStart - 1);
-    this.stepPassings.consume(kept);
+    const passed = this.stepPassings.consume(kept);
+    this.tallies.take(previous, kept, passed, { legs: this.legs(twdDeg), twdDeg }, this.insideMarkAhead(kept));
     const leg = this.currentLeg(twdDeg);
     const axisDeg = leg === null ? twdDeg : vmgAxisDeg(leg, twdDeg, kept);
-    this.manoeuvres.push(...this.detector.consume(kept, { twdDeg, axisDeg }));
+    for (const manoeuvre of this.detector.consume(kept, { twdDeg, axisDeg })) {
+      this.found.push(manoeuvre);
+      this.tallies.count(manoeuvre);
+    }
+  }
+
+  /** The statistics of each leg the boat started, durations of the leg it is on running to dataAsOf. */
+  legStats(dataAsOfMs: number): LegStats[] {
+    return this.tallies.stats(dataAsOfMs);
   }
 
   /** What the boat shows at dataAsOf under the wind then. */
@@ -125,7 +165,8 @@ export class BoatAnalytics {
       cogDeg: velocity?.cogDeg ?? null,
       vmgKn: velocity !== null && axisDeg !== null ? vmgAlongKn(velocity, axisDeg) : null,
       vmg60Kn: over60 !== null && axisDeg !== null ? vmgAlongKn(over60, axisDeg) : null,
-      twaDeg: velocity?.cogDeg != null ? trueWindAngleDeg(twdDeg, velocity.cogDeg) : null,
+      // No committee wind yet (NaN): no angle to it.
+      twaDeg: velocity?.cogDeg != null && Number.isFinite(twdDeg) ? trueWindAngleDeg(twdDeg, velocity.cogDeg) : null,
       startedAtMs: start?.atMs ?? null,
       finishedAtMs: finish?.atMs ?? null,
       fixTimeMs: position === undefined ? null : this.recent.at(-1)!.tMs,
@@ -133,6 +174,12 @@ export class BoatAnalytics {
       ignoredFixes: this.filter.ignored,
       lastManoeuvre: this.manoeuvres.at(-1) ?? null,
     };
+  }
+
+  /** The contract dates a mark's passing to the first fix inside its radius: the tallies mark that fix. */
+  private insideMarkAhead(fix: Fix): boolean {
+    const ahead = this.stepPassings.finished ? undefined : this.steps[this.stepPassings.passedCount];
+    return ahead?.kind === "mark" && distanceToStepM(fix, ahead) <= PASSING_RADIUS_M;
   }
 
   private currentLeg(twdDeg: number): CourseLeg | null {

@@ -61,6 +61,15 @@ export class JumpFilter {
     this.lastKept = previous;
     return previous;
   }
+
+  /** An independent copy: fixes are never changed in place, so they are shared. */
+  clone(): JumpFilter {
+    const copy = new JumpFilter(this.maxSpeedKn);
+    copy.ignored = this.ignored;
+    copy.lastKept = this.lastKept;
+    copy.waiting = this.waiting;
+    return copy;
+  }
 }
 
 export interface Velocity {

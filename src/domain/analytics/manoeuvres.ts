@@ -96,6 +96,19 @@ export class ManoeuvreDetector {
     return done;
   }
 
+  /** An independent copy of the windows it holds; fixes and headings are never changed in place, so they are shared. */
+  clone(): ManoeuvreDetector {
+    const copy = new ManoeuvreDetector();
+    copy.fixes = [...this.fixes];
+    copy.recent = [...this.recent];
+    copy.last = this.last;
+    copy.anchor = this.anchor;
+    copy.turn = [...this.turn];
+    copy.crossings = [...this.crossings];
+    copy.pending = [...this.pending];
+    return copy;
+  }
+
   /** The chord heading ending at the newest fix, placed at the chord's middle; null when too short or too slow. */
   private headingAt(fix: Fix, twdDeg: number): Heading | null {
     let from: Fix | undefined;

@@ -8,7 +8,7 @@
 
 import { haversineDistanceM, type LatLon } from "../geo.js";
 import type { CourseStep, CourseStepKind } from "../scenario.js";
-import { segmentCrossing, sideOfLine, type TimedPoint } from "./geometry.js";
+import { interpolate, nearestPointOnSegment, segmentCrossing, sideOfLine, type TimedPoint } from "./geometry.js";
 import { distanceToStepM, stepReferencePoint } from "./course.js";
 
 /** A boat passes a mark (or a gate's mark) when its track comes this close to it. */
@@ -19,6 +19,11 @@ export const PASSING_RADIUS_M = 50;
  * at the mark stays under it; any boat sailing on passes it within seconds.
  */
 export const MARK_PROGRESS_M = 10;
+/**
+ * A start or finish line is crossed up to this far beyond either end: phone GPS wanders
+ * a few metres, and a boat starting close to an end must not be left unstarted by it.
+ */
+export const LINE_END_MARGIN_M = 10;
 
 export interface StepPassing {
   /** Numbered from 1 (the start line). */
@@ -32,6 +37,8 @@ export interface StepPassing {
 
 interface MarkCandidate {
   atMs: number;
+  /** Where the boat was at its first fix inside the radius. */
+  at: LatLon;
   distanceToNextM: number;
 }
 
@@ -39,6 +46,8 @@ export class StepPassings {
   readonly passings: StepPassing[] = [];
   private previous: TimedPoint | null = null;
   private candidate: MarkCandidate | null = null;
+  /** Seen after the gun within GPS error over the start line (see `leavingStartBand`). */
+  private inStartBand = false;
 
   /** `gunMs` null: the start group has no gun yet, so nobody starts. */
   constructor(
@@ -66,7 +75,20 @@ export class StepPassings {
    */
   changeCourse(steps: readonly CourseStep[]): void {
     this.steps = steps;
-    this.candidate = null;
+    // A boat inside the radius as the course changes has reached the mark in force then:
+    // its progress is judged toward the new next step.
+    const candidate = this.candidate;
+    const next = steps[this.passedCount + 1];
+    if (candidate !== null) candidate.distanceToNextM = next === undefined ? 0 : distanceToStepM(candidate.at, next);
+  }
+
+  /** An independent copy: the passings array is copied, its passings (never changed in place) shared. */
+  clone(): StepPassings {
+    const copy = new StepPassings(this.steps, this.gunMs);
+    copy.passings.push(...this.passings);
+    copy.previous = this.previous;
+    copy.candidate = this.candidate;
+    return copy;
   }
 
   /** The phone's finish wins over the track's crossing. */
@@ -98,7 +120,8 @@ export class StepPassings {
   private passingTime(step: CourseStep, from: TimedPoint | null, fix: TimedPoint, notBeforeMs: number): number | null {
     switch (step.kind) {
       case "start":
-        return this.gunMs === null ? null : this.lineCrossing(step, from, fix, Math.max(notBeforeMs, this.gunMs), "away");
+        if (this.gunMs === null || fix.tMs < this.gunMs) return null;
+        return this.lineCrossing(step, from, fix, Math.max(notBeforeMs, this.gunMs), "away") ?? this.leavingStartBand(step, from, fix);
       case "finish":
         return this.lineCrossing(step, from, fix, notBeforeMs, "toward");
       case "gate":
@@ -122,7 +145,7 @@ export class StepPassings {
   ): number | null {
     const [a, b] = step.marks;
     if (from === null || a === undefined || b === undefined) return null;
-    const crossing = segmentCrossing(from, fix, a, b);
+    const crossing = segmentCrossing(from, fix, ...widened(a, b));
     if (crossing === null || crossing.atMs < notBeforeMs) return null;
     const neighbour = this.steps[this.passedCount + (side === "away" ? 1 : -1)];
     if (neighbour === undefined) return crossing.atMs;
@@ -130,6 +153,39 @@ export class StepPassings {
     if (neighbourSide === "on") return crossing.atMs;
     const wantedFrom = side === "toward" ? neighbourSide : neighbourSide === "left" ? "right" : "left";
     return crossing.fromSide === wantedFrom ? crossing.atMs : null;
+  }
+
+  /**
+   * A boat seen after the gun no further over the start line than GPS error (inside its
+   * ends) may have started there unseen: it starts when its track leaves that band up
+   * the course, interpolated. A crossing of the line itself, when the track shows one,
+   * comes first. Below the line or outside its ends, the band is left behind.
+   */
+  private leavingStartBand(step: CourseStep, from: TimedPoint | null, fix: TimedPoint): number | null {
+    const overM = this.overStartLineM(step, fix);
+    if (overM === null || overM < 0) {
+      this.inStartBand = false;
+      return null;
+    }
+    if (overM <= LINE_END_MARGIN_M) {
+      this.inStartBand = true;
+      return null;
+    }
+    if (!this.inStartBand || from === null) return null;
+    const fromOverM = this.overStartLineM(step, from) ?? 0;
+    const f = Math.min(1, Math.max(0, (LINE_END_MARGIN_M - fromOverM) / (overM - fromOverM)));
+    return from.tMs + (fix.tMs - from.tMs) * f;
+  }
+
+  /** How far a point is over the start line toward the first mark (negative below it); null beyond its widened ends. */
+  private overStartLineM(step: CourseStep, p: LatLon): number | null {
+    const [a, b] = step.marks;
+    const next = this.steps[1];
+    if (a === undefined || b === undefined || next === undefined) return null;
+    const [wa, wb] = widened(a, b);
+    const nearest = nearestPointOnSegment(p, wa, wb);
+    if (nearest.fraction <= 0 || nearest.fraction >= 1) return null;
+    return sideOfLine(p, a, b) === sideOfLine(stepReferencePoint(next), a, b) ? nearest.distanceM : -nearest.distanceM;
   }
 
   /** Crossing between the gate's marks or coming within the radius of either, whichever first. */
@@ -148,12 +204,18 @@ export class StepPassings {
     const next = this.steps[this.passedCount + 1];
     if (this.candidate === null) {
       if (distanceToStepM(fix, step) > PASSING_RADIUS_M) return null;
-      this.candidate = { atMs: fix.tMs, distanceToNextM: next === undefined ? 0 : distanceToStepM(fix, next) };
+      this.candidate = { atMs: fix.tMs, at: fix, distanceToNextM: next === undefined ? 0 : distanceToStepM(fix, next) };
       if (next !== undefined) return null;
     }
     if (next !== undefined && distanceToStepM(fix, next) > this.candidate.distanceToNextM - MARK_PROGRESS_M) return null;
     return this.candidate.atMs;
   }
+}
+
+/** A line's ends moved out by the margin. */
+function widened(a: LatLon, b: LatLon): [LatLon, LatLon] {
+  const beyond = LINE_END_MARGIN_M / Math.max(haversineDistanceM(a, b), 1);
+  return [interpolate(a, b, -beyond), interpolate(a, b, 1 + beyond)];
 }
 
 function within(p: LatLon, mark: LatLon): boolean {

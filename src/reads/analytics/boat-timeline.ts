@@ -96,14 +96,5 @@ function recordFinish(state: FedState, finishMs: number): void {
 }
 
 function copy(state: FedState): FedState {
-  return { analytics: deepCopy(state.analytics), courseIndex: state.courseIndex, finishRecorded: state.finishRecorded };
-}
-
-// Interim, until BoatAnalytics has its own clone(): a copy of plain fields, arrays and class instances.
-function deepCopy<T>(value: T): T {
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(deepCopy) as T;
-  const copied = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>;
-  for (const [key, field] of Object.entries(value)) copied[key] = deepCopy(field);
-  return copied as T;
+  return { analytics: state.analytics.clone(), courseIndex: state.courseIndex, finishRecorded: state.finishRecorded };
 }

@@ -7,6 +7,7 @@
 
 import { LRUCache } from "lru-cache";
 import type { BoatSnapshot } from "../../domain/analytics/boat-analytics.js";
+import { type RankedLegStats, rankLegs } from "../../domain/analytics/leg-stats.js";
 import { type CourseLeg, courseLegs } from "../../domain/analytics/course.js";
 import type { Manoeuvre } from "../../domain/analytics/manoeuvres.js";
 import { HEADING_SPAN_MS, LONGEST_TURN_MS, LOSS_WINDOW_MS } from "../../domain/analytics/manoeuvres.js";
@@ -29,6 +30,8 @@ export interface AnalyticsBoat {
   progressRank: number;
   distanceBehindLeaderM: number | null;
   timeBehindLeaderSeconds: number | null;
+  /** Each leg the boat started, with its rank and gap at the leg's end. */
+  legs: RankedLegStats[];
 }
 
 export interface BoatItem<T> {
@@ -162,16 +165,22 @@ class GroupState {
     const fresh = boats.filter((boat) => this.timelines.get(boat.entryId)!.isNew);
     let fromMs = Math.min(this.settledUntilMs, ...fresh.map((boat) => this.window(boat)?.fromMs ?? Number.POSITIVE_INFINITY));
     if (fromMs === Number.NEGATIVE_INFINITY) fromMs = this.gunMs === null ? edgeMs : (captureWindow(this.gunMs)?.fromMs ?? edgeMs);
-    while (fromMs < edgeMs) {
-      const untilMs = Math.min(edgeMs, fromMs + REBUILD_CHUNK_MS);
-      const fixes = await this.read(pool, groupId, boats, fromMs, untilMs - 1);
+    // The next chunk is read while this one is fed: the database works while this process computes.
+    const chunk = (startMs: number) => {
+      const untilMs = Math.min(edgeMs, startMs + REBUILD_CHUNK_MS);
+      return { untilMs, fixes: this.read(pool, groupId, boats, startMs, untilMs - 1) };
+    };
+    let next = fromMs < edgeMs ? chunk(fromMs) : null;
+    while (next !== null) {
+      const { untilMs, fixes: reading } = next;
+      const fixes = await reading;
+      next = untilMs < edgeMs ? chunk(untilMs) : null;
       for (const boat of boats) {
         const timeline = this.timelines.get(boat.entryId)!;
         // A boat already settled to the old edge takes only what lies beyond it.
         const own = (fixes.get(boat.entryId) ?? []).filter((fix) => timeline.isNew || fix.t >= this.settledUntilMs);
         timeline.settle(own, untilMs, this.inputs!, this.inputs!.finishes.get(boat.entryId) ?? null);
       }
-      fromMs = untilMs;
     }
     for (const boat of boats) this.timelines.get(boat.entryId)!.isNew = false;
     this.settledUntilMs = edgeMs;
@@ -220,6 +229,12 @@ class GroupState {
       }),
     );
     const byUuid = new Map(shown.map((boat) => [boat.uuid, boat]));
+    const legStats = new Map(
+      rankLegs(shown.map((boat) => ({ boat, legs: this.timelines.get(boat.entryId)!.current.legStats(asOfMs) }))).map(({ boat, legs }) => [
+        boat.entryId,
+        legs,
+      ]),
+    );
     const manoeuvres: BoatItem<Manoeuvre>[] = [];
     const passings: BoatItem<StepPassing>[] = [];
     for (const boat of shown) {
@@ -241,6 +256,7 @@ class GroupState {
           progressRank: standing.progressRank,
           distanceBehindLeaderM: standing.distanceBehindLeaderM,
           timeBehindLeaderSeconds: standing.timeBehindLeaderSeconds,
+          legs: legStats.get(boat.entryId)!,
         };
       }),
       manoeuvres,

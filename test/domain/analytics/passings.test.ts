@@ -161,4 +161,63 @@ describe("StepPassings", () => {
     expect(tracker.passings.map((p) => p.stepKind)).toEqual(["start", "mark"]);
     expect(tracker.passings[1]!.atMs).toBeGreaterThan(900_000);
   });
+
+  it("counts a start up to 10 m beyond a line's end, GPS error, but not further out", () => {
+    // The pin is at east -100: crossings at -108 and -115.
+    const inside = passingsOf(windwardLeeward, [
+      [0, -108, -70],
+      [100, -108, 30],
+    ]);
+    expect(inside.passings[0]?.atMs).toBeCloseTo(70_000, -2);
+    const outside = passingsOf(windwardLeeward, [
+      [0, -115, -70],
+      [100, -115, 30],
+    ]);
+    expect(outside.passings).toEqual([]);
+  });
+
+  it("starts a boat seen within GPS error over the line after the gun when it leaves that band up the course", () => {
+    // 4 m over at the gun (no crossing after it), then sailing up: 10 m over at 66 s.
+    const tracker = passingsOf(windwardLeeward, [
+      [0, 0, -30],
+      [30, 0, 4],
+      [63, 0, 4],
+      [163, 0, 104],
+    ]);
+    expect(tracker.passings[0]?.stepKind).toBe("start");
+    expect(tracker.passings[0]!.atMs).toBeCloseTo(69_000, -2);
+    // 30 m over at the gun it was simply over early, and has not started.
+    expect(
+      passingsOf(windwardLeeward, [
+        [0, 0, -30],
+        [30, 0, 30],
+        [63, 0, 30],
+        [163, 0, 130],
+      ]).passings,
+    ).toEqual([]);
+  });
+
+  it("keeps a boat inside the mark's 50 m as the course changes, and confirms it toward the new next step", () => {
+    const tracker = new StepPassings(windwardLeeward, GUN_MS);
+    for (const fix of trackThrough([
+      [0, 0, -20],
+      [100, 0, 5],
+      [1060, 0, 960],
+    ]))
+      tracker.consume(fix);
+    const movedGate: CourseStep[] = [
+      ...windwardLeeward.slice(0, 2),
+      { kind: "gate", label: "2", marks: [mark("g3", -300, 100), mark("g4", 100, 100)] },
+      windwardLeeward[3]!,
+    ];
+    tracker.changeCourse(movedGate);
+    for (const fix of trackThrough([
+      [1061, 0, 961],
+      [1090, 0, 990],
+      [1200, -50, 880],
+    ]))
+      tracker.consume(fix);
+    expect(tracker.passings.map((p) => p.stepKind)).toEqual(["start", "mark"]);
+    expect(tracker.passings[1]!.atMs).toBeCloseTo(1_050_000, -3);
+  });
 });
