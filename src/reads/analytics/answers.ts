@@ -19,7 +19,6 @@ import type { TrackWindow } from "../../domain/track-window.js";
 import { LEG_KIND_ENUMS, MANOEUVRE_KIND_ENUMS, STEP_KIND_ENUMS } from "../../messages/enum-words.js";
 import type { GroupBoat } from "../../store/boats.js";
 import type { RaceRecord } from "../../store/races.js";
-import type { BoatLegRecord } from "./boat-legs.js";
 import type { BoatItem, GroupAnalytics } from "./race-analytics.js";
 
 export function analyticsMessage(race: RaceRecord, group: GroupAnalytics, dataAsOfMs: number): RaceAnalytics {
@@ -65,25 +64,20 @@ export function analyticsMessage(race: RaceRecord, group: GroupAnalytics, dataAs
 }
 
 /** Each boat's legs, in the group's order by progress. */
-export function legsMessage(
-  race: RaceRecord,
-  group: GroupAnalytics,
-  dataAsOfMs: number,
-  legs: ReadonlyMap<string, readonly BoatLegRecord[]>,
-): GetLegsResponse {
+export function legsMessage(race: RaceRecord, group: GroupAnalytics, dataAsOfMs: number): GetLegsResponse {
   return create(GetLegsResponseSchema, {
     raceId: race.uuid,
     startGroupId: group.group.uuid,
     dataAsOf: timestampFromMs(dataAsOfMs),
     delaySeconds: race.event.delaySeconds,
-    boats: group.boats.map(({ boat }) => ({
+    boats: group.boats.map(({ boat, legs }) => ({
       ...names(boat),
-      legs: (legs.get(boat.uuid) ?? []).map((leg) => ({
+      legs: legs.map((leg) => ({
         legIndex: leg.legIndex,
         startedAtUtc: timestampFromMs(leg.startedAtMs),
         endedAtUtc: time(leg.endedAtMs),
         durationSeconds: leg.durationSeconds,
-        distanceSailedM: known(leg.distanceSailedM),
+        distanceSailedM: leg.distanceSailedM,
         avgSogKn: known(leg.avgSogKn),
         avgVmgKn: known(leg.avgVmgKn),
         tacks: leg.tacks,

@@ -25,7 +25,6 @@ import type { RaceRecord, StartGroupRecord } from "../../store/races.js";
 import type { ServiceDeps } from "../deps.js";
 import { checkStartGroupId, epochMs, invalid, startGroup } from "../request-params.js";
 import { analyticsMessage, legsMessage, manoeuvresPage } from "./answers.js";
-import { groupBoatLegs } from "./boat-legs.js";
 import { AnalyticsEngine, type GroupAnalytics } from "./race-analytics.js";
 
 /** A settled manoeuvres page is kept an hour, as a client's copy is, bounded by the items it holds. */
@@ -72,7 +71,7 @@ class GroupAnswers {
   }
 
   get legs(): GetLegsResponse {
-    this.boatLegs ??= legsMessage(this.race, this.analytics, this.dataAsOfMs, groupBoatLegs(this.analytics, this.dataAsOfMs));
+    this.boatLegs ??= legsMessage(this.race, this.analytics, this.dataAsOfMs);
     return this.boatLegs;
   }
 }
