@@ -2,7 +2,8 @@
 // state (boats by progress, legs, wind), each boat's legs, and a window's manoeuvres
 // and passings. Translation only: what the numbers are is the engine's and the
 // domain's. A number that is not known, or not finite (a true wind angle with no
-// wind reading), is left unset: null in REST.
+// wind reading), is left unset: null in REST. Times are whole milliseconds, as every
+// time of the API is: a crossing interpolated between two fixes falls between them.
 
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -58,7 +59,7 @@ export function analyticsMessage(race: RaceRecord, group: GroupAnalytics, dataAs
       lastManoeuvre:
         snapshot.lastManoeuvre === null
           ? undefined
-          : { kind: MANOEUVRE_KIND_ENUMS[snapshot.lastManoeuvre.kind], atUtc: timestampFromMs(snapshot.lastManoeuvre.atMs) },
+          : { kind: MANOEUVRE_KIND_ENUMS[snapshot.lastManoeuvre.kind], atUtc: at(snapshot.lastManoeuvre.atMs) },
     })),
   });
 }
@@ -74,7 +75,7 @@ export function legsMessage(race: RaceRecord, group: GroupAnalytics, dataAsOfMs:
       ...names(boat),
       legs: legs.map((leg) => ({
         legIndex: leg.legIndex,
-        startedAtUtc: timestampFromMs(leg.startedAtMs),
+        startedAtUtc: at(leg.startedAtMs),
         endedAtUtc: time(leg.endedAtMs),
         durationSeconds: leg.durationSeconds,
         distanceSailedM: leg.distanceSailedM,
@@ -101,7 +102,7 @@ export function manoeuvresPage(race: RaceRecord, group: GroupAnalytics, window: 
     manoeuvres: inWindow(group.manoeuvres, window).map(({ boat, item }) => ({
       ...names(boat),
       kind: MANOEUVRE_KIND_ENUMS[item.kind],
-      atUtc: timestampFromMs(item.atMs),
+      atUtc: at(item.atMs),
       lat: item.lat,
       lon: item.lon,
       cogBeforeDeg: item.cogBeforeDeg,
@@ -114,15 +115,15 @@ export function manoeuvresPage(race: RaceRecord, group: GroupAnalytics, window: 
       stepIndex: item.stepIndex,
       stepKind: STEP_KIND_ENUMS[item.stepKind],
       label: item.label ?? undefined,
-      atUtc: timestampFromMs(item.atMs),
+      atUtc: at(item.atMs),
     })),
   });
 }
 
-/** Items timed in [since, until), by time, then sail number, then entry. */
+/** Items whose time, as shown, lies in [since, until), by time, then sail number, then entry. */
 function inWindow<T extends { atMs: number }>(items: readonly BoatItem<T>[], window: TrackWindow): BoatItem<T>[] {
   return items
-    .filter(({ item }) => item.atMs >= window.sinceMs && item.atMs < window.untilMs)
+    .filter(({ item }) => wholeMs(item.atMs) >= window.sinceMs && wholeMs(item.atMs) < window.untilMs)
     .sort(
       (a, b) =>
         a.item.atMs - b.item.atMs ||
@@ -141,5 +142,14 @@ function known(value: number | null): number | undefined {
 }
 
 function time(ms: number | null) {
-  return ms === null ? undefined : timestampFromMs(ms);
+  return ms === null ? undefined : at(ms);
+}
+
+/** A Timestamp of a time cut to its millisecond, so that a time before dataAsOf stays before it. */
+function at(ms: number) {
+  return timestampFromMs(wholeMs(ms));
+}
+
+function wholeMs(ms: number): number {
+  return Math.floor(ms);
 }
