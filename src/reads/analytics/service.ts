@@ -9,6 +9,8 @@ import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   type GetLegsResponse,
+  type GetRaceAnalyticsResponse,
+  GetRaceAnalyticsResponseSchema,
   type ListManoeuvresResponse,
   type RaceAnalytics,
   RaceAnalyticsService,
@@ -54,9 +56,14 @@ export class AnalyticsRead {
   }
 }
 
-/** A group's answer messages, each built on first use and then shared. */
+/**
+ * A group's answer messages, each built on first use and then shared: the gateway keeps
+ * a message's JSON, ETag and compressed bytes with the object, so every caller must get
+ * the same one.
+ */
 class GroupAnswers {
   private state: RaceAnalytics | undefined;
+  private answer: GetRaceAnalyticsResponse | undefined;
   private boatLegs: GetLegsResponse | undefined;
 
   constructor(
@@ -68,6 +75,11 @@ class GroupAnswers {
   get message(): RaceAnalytics {
     this.state ??= analyticsMessage(this.race, this.analytics, this.dataAsOfMs);
     return this.state;
+  }
+
+  get response(): GetRaceAnalyticsResponse {
+    this.answer ??= create(GetRaceAnalyticsResponseSchema, { raceAnalytics: this.message });
+    return this.answer;
   }
 
   get legs(): GetLegsResponse {
@@ -110,7 +122,7 @@ export function raceAnalyticsService(deps: ServiceDeps): ServiceImpl<typeof Race
     getRaceAnalytics: guarded(deps, RaceAnalyticsService.method.getRaceAnalytics, async (request, caller, context) => {
       const { group, read } = await groupRead(caller, request);
       dated(context, read, ANALYTICS_CACHE_CONTROL);
-      return { raceAnalytics: read.of(group).message };
+      return read.of(group).response;
     }),
     getLegs: guarded(deps, RaceAnalyticsService.method.getLegs, async (request, caller, context) => {
       const { group, read } = await groupRead(caller, request);
