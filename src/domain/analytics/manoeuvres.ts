@@ -12,7 +12,7 @@
 // the other side is a tack or gybe; one that turns through 300° within 60 s is a penalty
 // turn, however many times the wind crossed the bow and stern on the way round.
 
-import { angleDifferenceDegrees, haversineDistanceM, initialBearingDeg, type LatLon } from "../geo.js";
+import { angleDifferenceDegrees, initialBearingDeg, type LatLon, planeDistanceM } from "../geo.js";
 import { displacementAlongM, interpolate } from "./geometry.js";
 import { type Fix, KNOT_M_PER_S, trueWindAngleDeg } from "./kinematics.js";
 
@@ -86,17 +86,26 @@ export class ManoeuvreDetector {
     this.fixes.push(fix);
     const heading = this.headingAt(fix, wind.twdDeg);
     // Below the speed a course means nothing, so a steady course must be built anew.
-    if (heading === null) this.recent = [];
+    if (heading === null) this.recent.length = 0;
     else this.take(heading, wind.axisDeg);
-    const done = this.pending
-      .filter((p) => fix.tMs >= p.endMs + LOSS_WINDOW_MS)
-      .map(({ startMs, endMs, axisDeg, ...m }) => ({ ...m, lossM: this.lossM(startMs, endMs, axisDeg) }));
-    this.pending = this.pending.filter((p) => fix.tMs < p.endMs + LOSS_WINDOW_MS);
+    const done = this.pending.some((p) => fix.tMs >= p.endMs + LOSS_WINDOW_MS) ? this.report(fix.tMs) : [];
     this.trim(fix.tMs);
     return done;
   }
 
-  /** An independent copy of the windows it holds; fixes and headings are never changed in place, so they are shared. */
+  /** The pending manoeuvres whose loss window has passed, with their loss; the others stay pending. */
+  private report(nowMs: number): Manoeuvre[] {
+    const done = this.pending
+      .filter((p) => nowMs >= p.endMs + LOSS_WINDOW_MS)
+      .map(({ startMs, endMs, axisDeg, ...m }) => ({ ...m, lossM: this.lossM(startMs, endMs, axisDeg) }));
+    this.pending = this.pending.filter((p) => nowMs < p.endMs + LOSS_WINDOW_MS);
+    return done;
+  }
+
+  /**
+   * An independent copy of the windows it holds; fixes and headings are never changed in
+   * place, so they are shared. (The arrays are emptied in place: this copies them.)
+   */
   clone(): ManoeuvreDetector {
     const copy = new ManoeuvreDetector();
     copy.fixes = [...this.fixes];
@@ -121,11 +130,13 @@ export class ManoeuvreDetector {
     if (from === undefined) return null;
     const seconds = (fix.tMs - from.tMs) / 1000;
     if (seconds > 2 * (HEADING_SPAN_MS / 1000)) return null;
-    if (haversineDistanceM(from, fix) / seconds / KNOT_M_PER_S < MIN_MANOEUVRE_SPEED_KN) return null;
+    if (planeDistanceM(from, fix) / seconds / KNOT_M_PER_S < MIN_MANOEUVRE_SPEED_KN) return null;
     const deg = initialBearingDeg(from, fix);
     const previous = this.last;
     const unwrappedDeg = previous === null ? deg : previous.unwrappedDeg + angleDifferenceDegrees(previous.deg, deg);
-    return { ...interpolate(from, fix, 0.5), tMs: (from.tMs + fix.tMs) / 2, deg, unwrappedDeg, twaDeg: trueWindAngleDeg(twdDeg, deg) };
+    const middle = interpolate(from, fix, 0.5);
+    // Written out, not spread: one heading a fix, and a spread cost more than the heading's maths.
+    return { lat: middle.lat, lon: middle.lon, tMs: (from.tMs + fix.tMs) / 2, deg, unwrappedDeg, twaDeg: trueWindAngleDeg(twdDeg, deg) };
   }
 
   private take(heading: Heading, axisDeg: number): void {
@@ -150,8 +161,8 @@ export class ManoeuvreDetector {
 
   private forgetTurn(anchor: Heading | null): void {
     this.anchor = anchor;
-    this.turn = [];
-    this.crossings = [];
+    this.turn.length = 0;
+    this.crossings.length = 0;
   }
 
   /**
@@ -222,7 +233,8 @@ export class ManoeuvreDetector {
 
   /** Keeps the fixes a pending loss or the current turn may still read, and headings for the steadiness test. */
   private trim(nowMs: number): void {
-    const oldestTurnMs = Math.min(this.anchor?.tMs ?? nowMs, ...this.pending.map((p) => p.startMs));
+    let oldestTurnMs = this.anchor?.tMs ?? nowMs;
+    for (const p of this.pending) oldestTurnMs = Math.min(oldestTurnMs, p.startMs);
     const keepFixesFromMs = Math.min(oldestTurnMs, nowMs - 2 * HEADING_SPAN_MS) - LOSS_WINDOW_MS - 1_000;
     const dropFixes = this.fixes.findIndex((f) => f.tMs >= keepFixesFromMs);
     if (dropFixes > 0) this.fixes.splice(0, dropFixes);
