@@ -28,6 +28,19 @@ export function speedBetweenKn(a: Fix, b: Fix): number {
 }
 
 /**
+ * Drops the entries of a time-ordered window older than its first entry at or after
+ * `fromMs`, but the `keepBefore` newest of them; nothing when no entry is that new. In
+ * place, with neither findIndex's closure nor splice's array of the removed: windows
+ * slide by one fix a call, a million calls a race.
+ */
+export function dropOlder(window: { tMs: number }[], fromMs: number, keepBefore = 0): void {
+  let first = 0;
+  while (first < window.length && window[first]!.tMs < fromMs) first++;
+  if (first === window.length) return;
+  for (let i = keepBefore; i < first; i++) window.shift();
+}
+
+/**
  * The jump filter, fed one fix at a time in time order. A fix is judged when the next
  * one arrives: it is left out when it needs more than the maximum speed both from the
  * last fix kept and to the next fix (from its only neighbour at the track's start), so
