@@ -12,8 +12,8 @@
 //      it is the insight's startGroupName anyway;
 //   4. the mark label altogether ("rounds a mark");
 //   5. boat names altogether: the sail number alone still names the boat.
-// Then words a later step made room for are given back (boat names first), so nothing
-// is shorter than it has to be. Names and labels are cut only after a word that carries
+// Then words a later step made room for are given back in the reverse order (the label's
+// second word only once every name is whole), so nothing is shorter than it has to be. Names and labels are cut only after a word that carries
 // meaning, never after "and", "de" or "με τους" (shortening.ts), and the kept words get
 // "…"; a word is never cut and a sail number is never touched. Only sail numbers of
 // dozens of characters can defeat this; as a last resort the sentence is then cut at a
@@ -93,19 +93,28 @@ export function templateText(fact: Fact, lang: Lang, options: TemplateOptions = 
     }
   }
   // A later step can free more room than it needed (a dropped mark label may leave
-  // space for the boat name an earlier step took away): give words back while they fit.
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const item of [...names, ...mark, ...group]) {
-      const before = item.keep;
-      if (!item.lengthen()) continue;
-      const longer = render();
-      if (longer.length <= MAX_INSIGHT_TEXT_LENGTH) {
+  // space for the boat name an earlier step took away): give words back while they fit,
+  // in the reverse order they were taken; the label grows past its first word only once
+  // every name is whole.
+  const whole = (item: Shortenable) => item.keep === item.words.length;
+  const giveBack: Array<{ items: Shortenable[]; ceiling: (item: Shortenable) => number }> = [
+    { items: names, ceiling: (name) => name.shortest },
+    { items: mark, ceiling: (label) => label.shortest },
+    { items: group, ceiling: (label) => label.words.length },
+    { items: names, ceiling: (name) => name.words.length },
+    { items: mark, ceiling: (label) => (names.every(whole) ? label.words.length : label.shortest) },
+  ];
+  for (const step of giveBack) {
+    for (const item of step.items) {
+      while (item.keep < step.ceiling(item)) {
+        const before = item.keep;
+        item.lengthen();
+        const longer = render();
+        if (longer.length > MAX_INSIGHT_TEXT_LENGTH) {
+          item.keep = before;
+          break;
+        }
         text = longer;
-        grew = true;
-      } else {
-        item.keep = before;
       }
     }
   }
@@ -170,7 +179,10 @@ function windPhrase(fact: Fact): WindPhrase {
   const sayDirection = direction !== null && (turnedEnough || (!changedEnough && turned > 0));
   const saySpeed = speed !== null && (changedEnough || (!turnedEnough && changed > 0));
   if (sayDirection || saySpeed) {
-    const turn = direction && { ...direction, turn: angleDifferenceDegrees(direction.from, direction.to) > 0 ? ("veer" as const) : ("back" as const) };
+    const turn = direction && {
+      ...direction,
+      turn: angleDifferenceDegrees(direction.from, direction.to) > 0 ? ("veer" as const) : ("back" as const),
+    };
     return { kind: "shift", direction: sayDirection ? turn : null, speed: saySpeed ? speed : null };
   }
   if (fact.twdTo === null) throw new RangeError(`insight fact ${fact.id} (windShift) has no wind direction`);

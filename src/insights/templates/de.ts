@@ -1,5 +1,6 @@
 // German insight lines. Ordinals are digits with a period before the noun ("auf dem
-// 2. Platz"), so no sentence ends on an ordinal's period; "Knoten" is the same in
+// 2. Platz"), so no sentence ends on an ordinal's period; a gain reaches "Rang 2", so
+// it does not say "Plätze" and "Platz" in one line; "Knoten" is the same in
 // singular and plural. Boat names are subjects or follow "von" uninflected, and no
 // word agrees with a boat's gender ("gewinnt", not "als Erste"). The wind "dreht nach
 // rechts" (veers, clockwise) or "nach links" (backs), as sailors and the DWD say it.
@@ -25,7 +26,7 @@ export const de: Phrasebook = {
     if (rank === null) return `${boat} macht ${places(n)} gut.`;
     return rank === 1
       ? `${boat} macht ${places(n)} gut und übernimmt die Führung.`
-      : `${boat} macht ${places(n)} gut und liegt jetzt auf dem ${rank}. Platz.`;
+      : `${boat} macht ${places(n)} gut und liegt jetzt auf Rang ${rank}.`;
   },
 
   finish: (boat, rank) => {

@@ -61,7 +61,9 @@ export const el: Phrasebook = {
 
   finish: (boat, rank) => {
     if (rank === null) return `Το ${boat} τερματίζει.`;
-    return rank === 1 ? `Το ${boat} τερματίζει πρώτο και παίρνει την προσωρινή νίκη.` : `Το ${boat} τερματίζει, προσωρινά ${atPlace(rank)}.`;
+    return rank === 1
+      ? `Το ${boat} τερματίζει πρώτο και παίρνει την προσωρινή νίκη.`
+      : `Το ${boat} τερματίζει, προσωρινά ${atPlace(rank)}.`;
   },
 
   windShift: (wind) => {

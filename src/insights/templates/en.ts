@@ -46,7 +46,8 @@ export const en: Phrasebook = {
         : `New wind reading: ${degrees(wind.twd)} at ${knots(wind.tws)}.`;
     }
     const { direction, speed } = wind;
-    const turn = direction && `${direction.turn === "veer" ? "veers" : "backs"} from ${degrees(direction.from)} to ${degrees(direction.to)}`;
+    const turn =
+      direction && `${direction.turn === "veer" ? "veers" : "backs"} from ${degrees(direction.from)} to ${degrees(direction.to)}`;
     const pace = speed && `${speed.to > speed.from ? "builds" : "eases"} from ${count.format(speed.from)} to ${knots(speed.to)}`;
     return `The wind ${[turn, pace].filter(Boolean).join(" and ")}.`;
   },

@@ -1,5 +1,6 @@
 // Norwegian Bokmål insight lines. Ordinals are digits with a period before "plass"
-// ("på 2. plass"); "knop" is the same in singular and plural. The wind "dreier til
+// ("på 2. plass"); a gain reaches "nummer 2", so it does not say "plasser" and "plass"
+// in one line; "knop" is the same in singular and plural. The wind "dreier til
 // høyre" (veers, clockwise) or "til venstre" (backs).
 
 import { counter, degrees, type Phrasebook } from "./phrasebook.js";
@@ -20,7 +21,7 @@ export const nb: Phrasebook = {
 
   gain: (boat, n, rank) => {
     if (rank === null) return `${boat} går opp ${places(n)}.`;
-    return rank === 1 ? `${boat} går opp ${places(n)} og tar ledelsen.` : `${boat} går opp ${places(n)} og ligger nå på ${rank}. plass.`;
+    return rank === 1 ? `${boat} går opp ${places(n)} og tar ledelsen.` : `${boat} går opp ${places(n)} og ligger nå som nummer ${rank}.`;
   },
 
   finish: (boat, rank) => {

@@ -68,7 +68,10 @@ export type PluralForms = { [K in Intl.LDMLPluralRule]?: string } & { other: str
  * ICU. A Node built with small-icu has English only and would silently apply English
  * rules ("2 места" for 5): the languages that lack their data, none with full ICU.
  */
-export function languagesWithoutLocaleData(langs: readonly string[], intl: Pick<typeof Intl, "PluralRules" | "NumberFormat"> = Intl): string[] {
+export function languagesWithoutLocaleData(
+  langs: readonly string[],
+  intl: Pick<typeof Intl, "PluralRules" | "NumberFormat"> = Intl,
+): string[] {
   const has = (lang: string) =>
     intl.PluralRules.supportedLocalesOf([lang]).length === 1 && intl.NumberFormat.supportedLocalesOf([lang]).length === 1;
   return langs.filter((lang) => !has(lang));

@@ -33,9 +33,7 @@ export const tr: Phrasebook = {
 
   finish: (boat, rank) => {
     if (rank === null) return `${boat} bitiş çizgisini geçiyor.`;
-    return rank === 1
-      ? `${boat}, bitiş çizgisini ilk geçerek yarışı geçici olarak kazanıyor.`
-      : `${boat}, yarışı geçici olarak ${rank}. sırada bitiriyor.`;
+    return rank === 1 ? `${boat} yarışı geçici olarak kazanıyor.` : `${boat}, yarışı geçici olarak ${rank}. sırada bitiriyor.`;
   },
 
   windShift: (wind) => {
