@@ -30,6 +30,7 @@ import type { RowDataPacket } from "mysql2/promise";
 import { pino } from "pino";
 import { createRuntime, servingPoolOptions } from "../src/composition/runtime.js";
 import { startServer } from "../src/composition/server.js";
+import { registry } from "../src/telemetry/metrics.js";
 import { createPool } from "../src/store/pool.js";
 import { startBareRoute } from "./bare-route.js";
 import { benchRace } from "./bench-race.js";
@@ -150,27 +151,31 @@ for (let round = 1; round <= ROUNDS; round++) {
 
 notePeak("after (g)");
 
-// --- (c) SELECTs while 200 clients poll one race; (h) the same for its analytics ---
+// --- (c) SELECTs while 200 clients poll one race; (h) analytics refreshes while 200 clients poll them ---
+// SELECTs are the server's global count: another database's work on the same server
+// shows in it. The refreshes are counted by the analytics shared read's own loads.
 const selects = async () => {
   const [[row]] = await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_select'");
   return Number(row?.Value);
 };
+const analyticsRefreshes = async () => {
+  const metric = await registry.getSingleMetric("race_api_shared_reads_total")!.get();
+  return metric.values.filter((v) => v.labels.cache === "analytics" && v.labels.result === "miss").reduce((n, v) => n + v.value, 0);
+};
 const pollSeconds = 10;
-/** SELECTs of one read of `target` (after its shared read expired), and reads per 2 s while 200 clients poll it. */
-async function readsWhilePolled(
-  target: string,
-): Promise<{ polled: Load; selectsPerRead: number; selectsDuringPoll: number; readsPer2s: number }> {
-  await new Promise((resolve) => setTimeout(resolve, 2100)); // let the shared read expire
-  const oneReadBefore = await selects();
-  await fetch(target, { headers: { authorization: auth } });
-  const selectsPerRead = (await selects()) - oneReadBefore; // SHOW STATUS counts as Com_show_status, not Com_select
-  const before = await selects();
-  const polled = await load(target, 200, pollSeconds);
-  const selectsDuringPoll = (await selects()) - before;
-  return { polled, selectsPerRead, selectsDuringPoll, readsPer2s: (selectsDuringPoll / selectsPerRead / pollSeconds) * 2 };
-}
-const livePolled = await readsWhilePolled(liveUrl);
-const analyticsPolled = await readsWhilePolled(analyticsUrl);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+await sleep(2100); // let the shared read expire
+const oneReadBefore = await selects();
+await fetch(liveUrl, { headers: { authorization: auth } });
+const selectsPerRead = (await selects()) - oneReadBefore; // SHOW STATUS counts as Com_show_status, not Com_select
+const selectsBefore = await selects();
+const polled = await load(liveUrl, 200, pollSeconds);
+const selectsDuringPoll = (await selects()) - selectsBefore;
+const liveReadsPer2s = (selectsDuringPoll / selectsPerRead / pollSeconds) * 2;
+await sleep(2100);
+const refreshesBefore = await analyticsRefreshes();
+const analyticsPolled = await load(analyticsUrl, 200, pollSeconds);
+const refreshesDuringPoll = (await analyticsRefreshes()) - refreshesBefore;
 
 notePeak("after (c) and (h)");
 
@@ -237,12 +242,12 @@ Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString
 (b) uncached track page     ${trackMedian.toFixed(1)} ms to the last byte for ${points} points (10 minutes, REST, identity encoding)
     plain mysql2 query      ${queryMedian.toFixed(1)} ms
     ratio page / query      ${(trackMedian / queryMedian).toFixed(2)}   (goal <= 1.2; with the client's JSON.parse ${(median(parsedTimes) / queryMedian).toFixed(2)})
-(c) 200 clients polling live for ${pollSeconds} s: ${livePolled.polled.rps.toFixed(0)} req/s, ${livePolled.polled.non2xx} non-2xx,
-    ${livePolled.selectsDuringPoll} SELECTs = ${livePolled.readsPer2s.toFixed(2)} live reads per 2 s (one read = ${livePolled.selectsPerRead} SELECTs; goal: 1)
+(c) 200 clients polling live for ${pollSeconds} s: ${polled.rps.toFixed(0)} req/s, ${polled.non2xx} non-2xx,
+    ${selectsDuringPoll} SELECTs = ${liveReadsPer2s.toFixed(2)} live reads per 2 s (one read = ${selectsPerRead} SELECTs; goal: 1)
 (g) cached analytics (REST) ${analyticsRps.toFixed(0)} req/s, p99 ${median(analyticsRuns.map((r) => r.p99))} ms (${analyticsBytes} bytes); cached live beside it ${liveBesideRps.toFixed(0)} req/s
     ratio analytics / live  ${(analyticsRps / liveBesideRps).toFixed(2)}   (goal >= 0.9)
-(h) 200 clients polling analytics for ${pollSeconds} s: ${analyticsPolled.polled.rps.toFixed(0)} req/s, ${analyticsPolled.polled.non2xx} non-2xx,
-    ${analyticsPolled.selectsDuringPoll} SELECTs = ${analyticsPolled.readsPer2s.toFixed(2)} refreshes per 2 s (one refresh = ${analyticsPolled.selectsPerRead} SELECTs; goal: 1)
+(h) 200 clients polling analytics for ${pollSeconds} s: ${analyticsPolled.rps.toFixed(0)} req/s, ${analyticsPolled.non2xx} non-2xx,
+    ${refreshesDuringPoll} engine refreshes = ${((refreshesDuringPoll / pollSeconds) * 2).toFixed(2)} per 2 s (goal: 1)
 (e) cached insights (REST)  ${median(insightsRuns.map((r) => r.rps)).toFixed(0)} req/s, p99 ${median(insightsRuns.map((r) => r.p99))} ms (${insightCount} insights; ratio to bare ${(median(insightsRuns.map((r) => r.rps)) / bareRps).toFixed(2)})
 (d) server process RSS: ${(rssBeforeLoad / 1024 / 1024).toFixed(0)} MiB before the load (it also holds the simulated race); peak ${phasePeaks.join(", ")};
     peak JS heap in use ${(peakHeap / 1024 / 1024).toFixed(0)} MiB

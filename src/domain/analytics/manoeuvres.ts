@@ -81,13 +81,21 @@ export class ManoeuvreDetector {
   private crossings: Crossing[] = [];
   private pending: Pending[] = [];
 
+  /** The fixes it holds: what a copy costs. */
+  get heldFixes(): number {
+    return this.fixes.length;
+  }
+
   /** Takes the next kept fix; returns the manoeuvres whose loss it completed. */
   consume(fix: Fix, wind: WindContext): Manoeuvre[] {
     this.fixes.push(fix);
     const heading = this.headingAt(fix, wind.twdDeg);
-    // Below the speed a course means nothing, so a steady course must be built anew.
-    if (heading === null) this.recent.length = 0;
-    else this.take(heading, wind.axisDeg);
+    // Below the speed a course means nothing, so a steady course must be built anew; and
+    // a turn stopped for longer than any turn takes is none (nor a reason to keep its fixes).
+    if (heading === null) {
+      this.recent.length = 0;
+      if (this.anchor !== null && fix.tMs - this.anchor.tMs > LONGEST_TURN_MS) this.forgetTurn(null);
+    } else this.take(heading, wind.axisDeg);
     const due = this.pending.length > 0 && this.pending.some((p) => fix.tMs >= p.endMs + LOSS_WINDOW_MS);
     const done = due ? this.report(fix.tMs) : [];
     this.trim(fix.tMs);
