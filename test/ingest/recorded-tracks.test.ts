@@ -65,6 +65,9 @@ const DRAFT = {
   applied: uuid("e7000000", 3),
   appliedRace: uuid("a7000000", 3),
   appliedGroup: uuid("b7000000", 4),
+  raced: uuid("e7000000", 5),
+  racedRace: uuid("a7000000", 5),
+  racedGroup: uuid("b7000000", 6),
   older: uuid("e7000000", 4),
   olderRace: uuid("a7000000", 4),
   olderGroup: uuid("b7000000", 5),
@@ -110,6 +113,7 @@ function scenario(): Scenario {
   base.events.push(
     draftEvent(DRAFT.flipped, DRAFT.flippedRace, DRAFT.flippedGroup, 1, { trackingShared: false }),
     draftEvent(DRAFT.older, DRAFT.olderRace, DRAFT.olderGroup, 3),
+    draftEvent(DRAFT.raced, DRAFT.racedRace, DRAFT.racedGroup, 4),
   );
   return base;
 }
@@ -320,6 +324,32 @@ describe("who may load, and into which events", () => {
     await apply({ published: true, trackingShared: true });
     await apply({ published: true, trackingShared: false });
     expect(await grpcRefusal(load(group))).toEqual(served());
+  });
+
+  it("waits for a publication under way, and is refused when it commits", async () => {
+    const group = { raceId: DRAFT.racedRace, startGroupId: DRAFT.racedGroup, boats: [boatFixes(uuid("d7100000", 4), GUN, 5)] };
+    // A publication holding the event row, as UpdateEvent does from its first read to its commit.
+    const publishing = await api.db.pool.getConnection();
+    try {
+      await publishing.query("BEGIN");
+      await publishing.query("SELECT id FROM events WHERE uuid = ? FOR UPDATE", [DRAFT.raced]);
+      const loading = grpcRefusal(load(group));
+      await publishing.query("UPDATE events SET published = TRUE, tracking_shared = TRUE WHERE uuid = ?", [DRAFT.raced]);
+      await publishing.query("INSERT INTO event_tracks_readable (event_id, since) SELECT id, NOW(3) FROM events WHERE uuid = ?", [
+        DRAFT.raced,
+      ]);
+      // The load has reached the event row by now, or reaches it after the commit: either way it waits for it.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await publishing.query("COMMIT");
+      expect(await loading).toEqual(served());
+    } finally {
+      publishing.release();
+    }
+    const [[{ n }]] = (await api.db.pool.query(
+      "SELECT COUNT(*) AS n FROM fixes f JOIN start_groups g ON g.id = f.start_group_id WHERE g.uuid = ?",
+      [DRAFT.racedGroup],
+    )) as unknown as [[{ n: number }]];
+    expect(Number(n)).toBe(0);
   });
 
   it("answers another club's race as not found, either way round, and a reader's token as missing the scope", async () => {
