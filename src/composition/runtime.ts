@@ -29,6 +29,7 @@ import { raceLiveService } from "../reads/race-live.js";
 import { resultsService } from "../reads/results.js";
 import { scopeService } from "../reads/scopes.js";
 import { trackService } from "../reads/track.js";
+import { raceAnalyticsService } from "../reads/analytics/service.js";
 import { callOpener, type CallOpener } from "../calls/admission.js";
 import type { Pool, PoolOptions } from "../store/pool.js";
 import { primaryReads, replicaReads, type ReadPools } from "../store/read-replica.js";
@@ -129,6 +130,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       races: new RaceDirectory(reads),
       streams,
       streamTiming,
+      analytics,
       insights: new InsightsGenerator({
         pool,
         reads,
@@ -160,6 +162,7 @@ export function createServices(deps: ServiceDeps): Services {
     raceLive: raceLiveService(deps),
     liveInsights: liveInsightsService(deps),
     track: trackService(deps),
+    analytics: raceAnalyticsService(deps),
     results: resultsService(deps),
     scopes: scopeService(deps),
     ingest: ingestService(deps),
