@@ -271,6 +271,40 @@ describe("a recorded race, loaded before anyone could read it", () => {
     expect(manoeuvres).toBeGreaterThan(0);
   });
 
+  it("is answered by the REST analytics endpoints as the core makes of the recording", async () => {
+    for (const { raceId, group } of plakaGroups) {
+      const gunMs = Date.parse(group.startTimeUtc!);
+      const sent = recorded.plaka.fixes.filter(inWindow(gunMs));
+      const replay = replayTrack(
+        { t: sent.map((f) => f.tMs), lat: sent.map((f) => f.lat), lon: sent.map((f) => f.lon) },
+        { steps: group.courses![0]!.steps, gunMs, wind: group.wind! },
+      );
+      const answered: { entryId: string; kind: string; atUtc: string }[] = [];
+      let since: string | null = new Date(gunMs - CAPTURE_BEFORE_GUN_MS).toISOString();
+      while (since !== null) {
+        const query = new URLSearchParams({ startGroupId: group.id, since });
+        const response = await fetch(`${api.url}/api/v1/races/${raceId}/analytics/manoeuvres?${query}`, { headers: bearer(readerToken) });
+        expect(response.status).toBe(200);
+        const page = (await response.json()) as { manoeuvres: typeof answered; nextSince: string | null };
+        answered.push(...page.manoeuvres.map(({ entryId, kind, atUtc }) => ({ entryId, kind, atUtc })));
+        since = page.nextSince;
+      }
+      expect(answered).toEqual(
+        replay.analytics.manoeuvres.map((m) => ({
+          entryId: RECORDED_IDS.plakaEntry,
+          kind: m.kind,
+          atUtc: new Date(Math.floor(m.atMs)).toISOString(),
+        })),
+      );
+      const response = await fetch(`${api.url}/api/v1/races/${raceId}/analytics?startGroupId=${group.id}`, {
+        headers: bearer(readerToken),
+      });
+      expect(response.status).toBe(200);
+      const analytics = (await response.json()) as { boats: { entryId: string; ignoredFixes: number }[] };
+      expect(analytics.boats.map((b) => [b.entryId, b.ignoredFixes])).toEqual([[RECORDED_IDS.plakaEntry, 0]]);
+    }
+  });
+
   it("is refused once served, even the same recording again: TRACKS_ALREADY_SERVED, FAILED_PRECONDITION", async () => {
     const before = await snapshot(api.db.pool);
     const { raceId, group } = plakaGroups[0]!;
