@@ -44,8 +44,9 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
   [ResultsService.method.getEventResults, { scope: "results:read", errors: ["EVENT_NOT_FOUND"] }],
   [ResultsService.method.getRaceResults, { scope: "results:read", errors: ["RACE_NOT_FOUND"] }],
   [ScopeService.method.listScopes, { scope: null, errors: [] }],
-  // IngestService answers NOT_FOUND for another club's race or event, like reads, and
-  // INVALID_ARGUMENT / ALREADY_EXISTS for what it was sent.
+  // IngestService answers NOT_FOUND for another club's race or event, like reads,
+  // INVALID_ARGUMENT / ALREADY_EXISTS for what it was sent, and FAILED_PRECONDITION for
+  // recorded tracks of an event that may have been served.
   ...IngestService.methods.map((method): [DescMethod, Omit<CallPolicy, "bucket">] => [
     method,
     {
@@ -53,7 +54,9 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
       errors:
         method === IngestService.method.updateEvent
           ? ["EVENT_NOT_FOUND", "API_PARAM_INVALID"]
-          : ["RACE_NOT_FOUND", "API_PARAM_INVALID", "INGEST_CONFLICT"],
+          : method === IngestService.method.loadRecordedTracks
+            ? ["RACE_NOT_FOUND", "API_PARAM_INVALID", "TRACKS_ALREADY_SERVED"]
+            : ["RACE_NOT_FOUND", "API_PARAM_INVALID", "INGEST_CONFLICT"],
     },
   ]),
 ];

@@ -33,7 +33,8 @@ export const racingServices: readonly DescService[] = [
 /**
  * How both listeners read requests. At most 8 MiB per message (each message of a stream
  * alike); a larger one is RESOURCE_EXHAUSTED before it is parsed: room for the biggest
- * AppendFixes batch (20,000 fixes, about 1.3 MB as Connect JSON), while reads send a few
+ * AppendFixes batch (20,000 fixes, about 1.3 MB as Connect JSON) and a LoadRecordedTracks
+ * call (100,000 fixes, about 4 MB as protobuf), while reads send a few
  * bytes. A JSON field the message does not have is INVALID_ARGUMENT, not ignored: a
  * misspelt `boats` would otherwise be a batch of nothing, answered as a success. JSON
  * that is not UTF-8 is INVALID_ARGUMENT too, as a protobuf string that is not already is.

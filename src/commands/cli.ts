@@ -14,6 +14,7 @@ import { importScenarioFile, ScenarioRejected } from "../scenario/import.js";
 import { createRuntime, servingPoolOptions } from "../composition/runtime.js";
 import { startServer } from "../composition/server.js";
 import { untilStopSignal } from "./stop-signal.js";
+import { UPLOAD_GPX_USAGE, uploadGpxCommand } from "./upload-gpx.js";
 import { resolveDatabaseUrl } from "../setup/database.js";
 import { migrate } from "../store/migrate.js";
 import { createPool, type Pool, type PoolOptions } from "../store/pool.js";
@@ -31,6 +32,8 @@ Commands:
   demo            local database, a simulated live race, credentials and a server: try it out
   feed ...        feed a simulated race into a running server through IngestService,
                   in real time or faster (race-api feed --help)
+  upload-gpx ...  load a boat's GPX recording into a start group of a running server
+                  before the event is published and shared (race-api upload-gpx --help)
   openapi         print the OpenAPI 3.1 document of /api/v1 (needs no database)
 
 Without DATABASE_URL the commands use a local MariaDB on 127.0.0.1:3306, installing and
@@ -55,8 +58,9 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
     options: { help: { type: "boolean", short: "h" }, "override-settled": { type: "boolean" } },
   });
   const [command, ...rest] = positionals;
-  if (values.help && (command === "clients" || command === "keys" || command === "feed")) {
-    io.stdout.write(command === "clients" ? CLIENTS_USAGE : command === "keys" ? KEYS_USAGE : FEED_USAGE); // before loadConfig: help needs no database
+  const ownUsage: Record<string, string> = { clients: CLIENTS_USAGE, keys: KEYS_USAGE, feed: FEED_USAGE, "upload-gpx": UPLOAD_GPX_USAGE };
+  if (values.help && command !== undefined && Object.hasOwn(ownUsage, command)) {
+    io.stdout.write(ownUsage[command]!); // before loadConfig: help needs no database
     return 0;
   }
   if (values.help || command === undefined || command === "help") {
@@ -84,6 +88,9 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
       case "feed":
         // Its own options, and no database: it talks to a server.
         return await feedCommand(argv.slice(argv.indexOf(command) + 1), io);
+      case "upload-gpx":
+        // Its own options, and no database: it talks to a server.
+        return await uploadGpxCommand(argv.slice(argv.indexOf(command) + 1), io);
       case "openapi":
         return await printOpenApiDocument(config, io);
       case "clients":

@@ -10,6 +10,11 @@ import { isUuid } from "./uuid.js";
 /** Most boats and fixes one request may carry: about 3 minutes of 100 boats at 1 Hz. */
 export const MAX_BOATS_PER_BATCH = 1000;
 export const MAX_FIXES_PER_BATCH = 20_000;
+/**
+ * Most fixes one LoadRecordedTracks call may carry: a boat at 1 Hz for 27 hours, or 10
+ * boats for 2.7 hours; as protobuf about 4 MB, under the 8 MiB message limit.
+ */
+export const MAX_RECORDED_FIXES = 100_000;
 /** How far a sample time may lie ahead of the server's clock (phone clocks drift). */
 export const FUTURE_TOLERANCE_MS = 5000;
 /**
@@ -52,7 +57,7 @@ export interface BoatFixesInput {
  * (`boats[2].t[17]`), or null. Checked: sizes, UUIDs, an entry twice, array lengths,
  * t a real epoch-ms time and strictly ascending.
  */
-export function malformedField(boats: readonly BoatFixesInput[]): string | null {
+export function malformedField(boats: readonly BoatFixesInput[], maxFixes = MAX_FIXES_PER_BATCH): string | null {
   if (boats.length > MAX_BOATS_PER_BATCH) return "boats";
   let fixes = 0;
   const entries = new Set<string>();
@@ -62,7 +67,7 @@ export function malformedField(boats: readonly BoatFixesInput[]): string | null 
     entries.add(boat.entryId.toLowerCase());
     const n = boat.t.length;
     fixes += n;
-    if (fixes > MAX_FIXES_PER_BATCH) return "boats";
+    if (fixes > maxFixes) return "boats";
     if (boat.lat.length !== n) return `${at}.lat`;
     if (boat.lon.length !== n) return `${at}.lon`;
     // Optional columns: empty (none reported) or one per fix.
@@ -95,6 +100,9 @@ export function settledBefore(nowMs: number, delaySeconds: number, floorMs: numb
   return floorMs === null ? edge : Math.max(edge, floorMs + SETTLED_MARGIN_MS);
 }
 
+/** The settled edge of an event whose tracks were never readable: no window is settled. */
+export const NOTHING_SETTLED = Number.NEGATIVE_INFINITY;
+
 /**
  * Whether a group's gun may become `gunMs`: a gun set, moved or cleared changes the
  * capture window, so it may not change once the old window reaches into track windows
@@ -109,6 +117,7 @@ export function gunMayChange(storedGunMs: number | null, gunMs: number | null, s
 /** What a fix is checked against besides itself. */
 export interface FixContext {
   nowMs: number;
+  /** Fixes before it are WINDOW_SETTLED; NOTHING_SETTLED for an event nobody could read yet. */
   settledBeforeMs: number;
   /** Null while the group has no gun: the capture window is not known yet. */
   gunMs: number | null;

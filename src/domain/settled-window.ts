@@ -6,6 +6,23 @@
 
 import { captureWindow, type CaptureWindow } from "./race-time.js";
 
+/** What decides whether anyone may read an event's tracks. */
+export interface EventSharing {
+  published: boolean;
+  trackingShared: boolean;
+  legacy: boolean;
+}
+
+/**
+ * Whether clients may read the event's track windows (reads/race-access.ts: published,
+ * not legacy, tracking shared). Windows settle only for readers: until an event has once
+ * been readable, none of its windows can have been served, so recorded tracks may still
+ * be loaded into it (ingest/recorded-tracks.ts).
+ */
+export function tracksReadable(event: EventSharing): boolean {
+  return event.published && event.trackingShared && !event.legacy;
+}
+
 /**
  * The part of a boat's capture window whose points settled windows may have served:
  * the window cut at `settledBeforeMs` (fix-rules.ts settledBefore). Null when empty:

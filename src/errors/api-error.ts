@@ -7,7 +7,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { DurationSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { ERROR_CODES, isErrorCode, type ErrorCode } from "./codes.js";
+import { ERROR_CODES, isErrorCode, type ErrorCode, type ErrorCodeSpec } from "./codes.js";
 
 /** ErrorInfo.domain: the service that produced the error (AIP-193). */
 export const ERROR_DOMAIN = "race-api";
@@ -40,6 +40,11 @@ const CODE_BY_STATUS: Record<number, Code> = {
   503: Code.Unavailable,
 };
 
+/** The codes a table entry names itself (ErrorCodeSpec.rpcCode). */
+const RPC_CODES: Record<NonNullable<ErrorCodeSpec["rpcCode"]>, Code> = {
+  FAILED_PRECONDITION: Code.FailedPrecondition,
+};
+
 /** Response headers an error implies: its challenge, its retry delay, its trace id. */
 export function errorHeaders(error: ApiError, traceId: string): Record<string, string> {
   const headers: Record<string, string> = { ...error.headers, ...retryAfter(error.code), [TRACE_ID_HEADER]: traceId };
@@ -65,7 +70,8 @@ export function toConnectError(error: ApiError, traceId: string): ConnectError {
   if ("retryAfterSeconds" in spec) {
     details.push({ desc: RetryInfoSchema, value: { retryDelay: create(DurationSchema, { seconds: BigInt(spec.retryAfterSeconds) }) } });
   }
-  return new ConnectError(error.message, CODE_BY_STATUS[spec.status], errorHeaders(error, traceId), details);
+  const code = "rpcCode" in spec ? RPC_CODES[spec.rpcCode] : CODE_BY_STATUS[spec.status];
+  return new ConnectError(error.message, code, errorHeaders(error, traceId), details);
 }
 
 /** The API error a ConnectError carries; one without our ErrorInfo is an internal error. */

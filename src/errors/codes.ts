@@ -16,6 +16,8 @@ export interface ErrorCodeSpec {
   remedy: string;
   /** Answered only by IngestService (gRPC/Connect), never on the REST v1 surface. */
   ingestOnly?: true;
+  /** The RPC code when the status's usual one would mislead (api-error.ts maps the rest by status). */
+  rpcCode?: "FAILED_PRECONDITION";
 }
 
 export const ERROR_CODES = {
@@ -147,6 +149,15 @@ export const ERROR_CODES = {
     ingestOnly: true,
     when: "IngestService: a reading (wind, live order, course version) with this natural key is already stored with other values; params.name names the key field. The stored one stands and nothing was written.",
     remedy: "Do not retry the same request. A reading is a fact once recorded: send a correction as a new reading at its own time.",
+  },
+  TRACKS_ALREADY_SERVED: {
+    status: 400,
+    params: [],
+    ingestOnly: true,
+    rpcCode: "FAILED_PRECONDITION",
+    when: "IngestService.LoadRecordedTracks: the start group's event is, or has once been, published with tracking shared, so its track windows may already have been served as immutable. Nothing was written.",
+    remedy:
+      "Do not retry: load recorded tracks before the event is published and shared. Fixes of a race being served go through AppendFixes, within its settled-window rule.",
   },
   RATE_LIMIT_EXCEEDED: {
     status: 429,

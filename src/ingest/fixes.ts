@@ -7,6 +7,7 @@ import { fitsColumn } from "../scenario/text-limits.js";
 import type { Caller } from "../auth/guard.js";
 import {
   inRange,
+  MAX_FIXES_PER_BATCH,
   malformedField,
   settledBefore,
   storedNumber,
@@ -41,15 +42,20 @@ export interface FixCounts {
 }
 
 export async function appendFixes(pool: Pool, caller: Caller, batch: FixBatch): Promise<FixCounts> {
-  const malformed = malformedField(batch.boats);
+  checkShape(batch, MAX_FIXES_PER_BATCH);
+  const counts = await retryingDeadlocks(() => writeBatch(pool, caller, batch));
+  countFixes(counts);
+  return counts;
+}
+
+/** Refuses a malformed batch whole (fix-rules.ts malformedField, and device data the columns hold). */
+export function checkShape(batch: FixBatch, maxFixes: number): void {
+  const malformed = malformedField(batch.boats, maxFixes);
   if (malformed) throw invalid(malformed);
   for (const [i, boat] of batch.boats.entries()) {
     if (boat.deviceId !== undefined && !fitsColumn("deviceId", boat.deviceId)) throw invalid(`boats[${i}].deviceId`);
     if (boat.phoneModel !== undefined && !fitsColumn("phoneModel", boat.phoneModel)) throw invalid(`boats[${i}].phoneModel`);
   }
-  const counts = await retryingDeadlocks(() => writeBatch(pool, caller, batch));
-  countFixes(counts);
-  return counts;
 }
 
 /**
@@ -94,14 +100,14 @@ async function writeBatch(pool: Pool, caller: Caller, batch: FixBatch): Promise<
 }
 
 /** The committed batch in the metrics (telemetry/metrics.ts). */
-function countFixes(counts: FixCounts): void {
+export function countFixes(counts: FixCounts): void {
   ingestedFixes.inc({ result: "accepted", reason: "" }, counts.accepted);
   ingestedFixes.inc({ result: "duplicate", reason: "" }, counts.duplicates);
   for (const rejected of counts.rejected) ingestedFixes.inc({ result: "rejected", reason: rejected.reason });
 }
 
 /** One fix of the batch on its way: as sent, as it would be stored, and what became of it. */
-interface Sorted {
+export interface Sorted {
   sentEntryId: string;
   t: bigint;
   fix: NewFix;
@@ -112,7 +118,7 @@ interface Sorted {
 }
 
 /** Each fix of the batch as it would be stored, with what the rules that need no stored fix say of it. */
-function sortFixes(entries: ReadonlyMap<string, GroupEntry>, batch: FixBatch, context: FixContext): Sorted[] {
+export function sortFixes(entries: ReadonlyMap<string, GroupEntry>, batch: FixBatch, context: FixContext): Sorted[] {
   const sorted: Sorted[] = [];
   for (const boat of batch.boats) {
     const entry = entries.get(boat.entryId.toLowerCase());
@@ -148,7 +154,7 @@ function isFresh(one: Sorted): boolean {
  * duplicate from its conflict, and a late fix that is stored is a duplicate, not late.
  * The read sees what a concurrent batch committed (autocommit, or READ COMMITTED).
  */
-async function writeSorted(conn: Connection, startGroupId: number, sorted: Sorted[]): Promise<FixCounts> {
+export async function writeSorted(conn: Connection, startGroupId: number, sorted: Sorted[]): Promise<FixCounts> {
   const fresh = sorted.filter(isFresh);
   const written = await insertNewFixes(
     conn,
@@ -179,7 +185,7 @@ async function writeSorted(conn: Connection, startGroupId: number, sorted: Sorte
  * the same statement): a platform sends it with every batch, and an upsert per boat per
  * batch cost five times the rest of the batch, so only a change is written.
  */
-function changedDevices(
+export function changedDevices(
   entries: ReadonlyMap<string, GroupEntry>,
   batch: FixBatch,
 ): Array<{ entryId: number; deviceId: string | null; phoneModel: string | null }> {

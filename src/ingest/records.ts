@@ -17,7 +17,7 @@ import { IngestResultStatus } from "../../gen/racing/v1/ingest_pb.js";
 import { StartGroupState } from "../../gen/racing/v1/common_pb.js";
 import { dataAsOf } from "../domain/race-time.js";
 import { DELAY_HOLD_MS, gunMayChange, settledBefore } from "../domain/fix-rules.js";
-import { finishCut, settledRange } from "../domain/settled-window.js";
+import { finishCut, settledRange, tracksReadable } from "../domain/settled-window.js";
 import { settledEdge } from "../domain/track-window.js";
 import { isUuid } from "../domain/uuid.js";
 import { STATE_ENUMS, STEP_KIND_ENUMS, wordOf } from "../messages/enum-words.js";
@@ -27,6 +27,7 @@ import { hasFixBetween } from "../store/fixes.js";
 import {
   groupEntries,
   holdDelay,
+  markTracksReadable,
   publishResults,
   raiseSettledFloor,
   recordCourse,
@@ -183,6 +184,13 @@ export async function writeEvent(pool: Pool, caller: Caller, request: UpdateEven
       trackingShared: request.trackingShared,
       delaySeconds,
     });
+    // From now on its windows may be served: recorded tracks may no longer be loaded.
+    const sharing = {
+      ...event,
+      published: request.published ?? event.published,
+      trackingShared: request.trackingShared ?? event.trackingShared,
+    };
+    if (tracksReadable(sharing)) await markTracksReadable(conn, [event.uuid], checkedAtMs);
     // Both were computed at checkedAtMs, while readers under the old delay move on.
     if (longer || shorter) beforeCommit(checkedAtMs);
     return { changed };

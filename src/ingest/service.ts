@@ -1,7 +1,7 @@
 // IngestService: the club's tracking platform writes into the read model. Every call
 // goes through the same guard as reads (scope tracking:write, the ingest bucket);
-// each RPC is one transaction on the primary (fixes.ts, records.ts,
-// scenario.ts). StreamFixes commits each message as it arrives and answers
+// each RPC is one transaction on the primary (fixes.ts, recorded-tracks.ts,
+// records.ts, scenario.ts). StreamFixes commits each message as it arrives and answers
 // once, with the sums, when the client half-closes; PushFixes (push-fixes.ts)
 // answers each message as it commits.
 
@@ -10,6 +10,7 @@ import { ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc
 import {
   AppendFixesResponseSchema,
   IngestService,
+  LoadRecordedTracksResponseSchema,
   StreamFixesResponseSchema,
   type StreamFixesRequest,
 } from "../../gen/racing/v1/ingest_pb.js";
@@ -21,6 +22,7 @@ import { guarded, rpcError, type GuardedDeps } from "../calls/guarded.js";
 import { FixTally, fullAnswer } from "./fix-answers.js";
 import { appendFixes } from "./fixes.js";
 import { pushFixes } from "./push-fixes.js";
+import { loadRecordedTracks } from "./recorded-tracks.js";
 import { writeCourse, writeEvent, writeFinish, writeLiveOrder, writeRace, writeResults, writeStartGroup, writeWind } from "./records.js";
 import { applyScenario } from "./scenario.js";
 
@@ -31,6 +33,9 @@ export function ingestService(deps: IngestDeps): ServiceImpl<typeof IngestServic
   return {
     appendFixes: guarded(deps, IngestService.method.appendFixes, async (request, caller) =>
       create(AppendFixesResponseSchema, fullAnswer(await appendFixes(pool, caller, request))),
+    ),
+    loadRecordedTracks: guarded(deps, IngestService.method.loadRecordedTracks, async (request, caller) =>
+      create(LoadRecordedTracksResponseSchema, new FixTally().add(await loadRecordedTracks(pool, caller, request)).answer()),
     ),
     streamFixes: (requests, context) => streamFixes(deps, requests, context),
     pushFixes: pushFixes(deps),

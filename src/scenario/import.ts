@@ -9,7 +9,9 @@ import { readFile } from "node:fs/promises";
 import { parseOrigins } from "../auth/origins.js";
 import { hashSecret, verifySecret } from "../auth/secrets.js";
 import { COMMIT_DEADLINE_MS } from "../domain/fix-rules.js";
+import { tracksReadable } from "../domain/settled-window.js";
 import { ApiError } from "../errors/api-error.js";
+import { markTracksReadable } from "../store/ingest.js";
 import { inTransactionRetryingDeadlocks, type Pool } from "../store/pool.js";
 import {
   findStoredIds,
@@ -61,6 +63,15 @@ export async function importScenario(pool: Pool, doc: unknown, settled: SettledW
     if (settled === "keep" && changes.length > 0) throw new ScenarioRejected(changes[0]!);
     await keepSettledFloors(conn, scenario, checkedMs);
     const counts = await writeScenario(conn, scenario, stored, secrets);
+    // Published and shared now: its windows may be served from this commit on (LoadRecordedTracks).
+    const readable = scenario.events.filter((event) =>
+      tracksReadable({ published: event.published ?? true, trackingShared: event.trackingShared ?? false, legacy: event.legacy ?? false }),
+    );
+    await markTracksReadable(
+      conn,
+      readable.map((event) => event.id.toLowerCase()),
+      checkedMs,
+    );
     // As for a batch of fixes: what was checked as not yet settled must be visible before it can be.
     if (settled === "keep" && Date.now() - checkedMs > COMMIT_DEADLINE_MS) throw new ApiError("API_UNAVAILABLE");
     return { counts, settledOverrides: changes.map((change) => change.path) };

@@ -344,6 +344,37 @@ export async function updateEvent(conn: Connection, eventId: number, change: Eve
   return changedRows(conn, `UPDATE events SET ${sets.join(", ")} WHERE id = ?`, [...values, eventId]);
 }
 
+/** Notes that the events' tracks are readable from `atMs` (event_tracks_readable); the first time stands. */
+export async function markTracksReadable(conn: Connection, eventUuids: readonly string[], atMs: number): Promise<void> {
+  if (eventUuids.length === 0) return;
+  await conn.query("INSERT IGNORE INTO event_tracks_readable (event_id, since) SELECT id, ? FROM events WHERE uuid IN (?)", [
+    new Date(atMs),
+    eventUuids,
+  ]);
+}
+
+/**
+ * The event as it stands, read with a shared lock held to the end of the transaction,
+ * and whether its tracks were ever readable: a change of its publication or sharing
+ * (which locks the row for update) waits until the transaction commits.
+ */
+export async function lockEventSharing(
+  conn: Connection,
+  eventId: number,
+): Promise<{ published: boolean; trackingShared: boolean; legacy: boolean; wasReadable: boolean }> {
+  const [[row]] = await conn.query<RowDataPacket[]>(
+    `SELECT e.published, e.tracking_shared, e.legacy, r.event_id AS readable
+     FROM events e LEFT JOIN event_tracks_readable r ON r.event_id = e.id WHERE e.id = ? LOCK IN SHARE MODE`,
+    [eventId],
+  );
+  return {
+    published: Boolean(row!.published),
+    trackingShared: Boolean(row!.tracking_shared),
+    legacy: Boolean(row!.legacy),
+    wasReadable: row!.readable !== null,
+  };
+}
+
 /** Keeps the newest settled edge an event's track windows have reached: it only moves forward. */
 export async function raiseSettledFloor(conn: Connection, eventId: number, settledBeforeMs: number): Promise<void> {
   await conn.query(

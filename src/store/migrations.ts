@@ -372,4 +372,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 8,
+    name: "events whose tracks were readable",
+    statements: [
+      // A row once an event is published with tracking shared: from then on any of its
+      // track windows may have been served as immutable, so recorded tracks may no longer
+      // be loaded into it (LoadRecordedTracks), even after it is unshared.
+      `CREATE TABLE IF NOT EXISTS event_tracks_readable (
+        event_id ${ID} PRIMARY KEY,
+        since DATETIME(3) NULL COMMENT 'when it was first published with tracking shared; NULL: before this was recorded',
+        CONSTRAINT event_tracks_readable_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE
+      ) ${TABLE_OPTIONS}`,
+      // What events did before this table is not known: every one counts as read.
+      "INSERT IGNORE INTO event_tracks_readable (event_id, since) SELECT id, NULL FROM events",
+    ],
+  },
 ];

@@ -54,7 +54,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/ingest.proto.
  */
 export const file_racing_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChZyYWNpbmcvdjEvaW5nZXN0LnByb3RvEglyYWNpbmcudjEiYgoSQXBwZW5kRml4ZXNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSIwoFYm9hdHMYAyADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzIscBCglCb2F0Rml4ZXMSEAoIZW50cnlfaWQYASABKAkSCQoBdBgCIAMoAxILCgNsYXQYAyADKAESCwoDbG9uGAQgAygBEg4KBnNvZ19rbhgFIAMoARIPCgdjb2dfZGVnGAYgAygBEhIKCmFjY3VyYWN5X20YByADKAESFgoJZGV2aWNlX2lkGAggASgJSACIAQESGAoLcGhvbmVfbW9kZWwYCSABKAlIAYgBAUIMCgpfZGV2aWNlX2lkQg4KDF9waG9uZV9tb2RlbCJlChNBcHBlbmRGaXhlc1Jlc3BvbnNlEhAKCGFjY2VwdGVkGAEgASgFEhIKCmR1cGxpY2F0ZXMYAiABKAUSKAoIcmVqZWN0ZWQYAyADKAsyFi5yYWNpbmcudjEuUmVqZWN0ZWRGaXgiYgoSU3RyZWFtRml4ZXNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSIwoFYm9hdHMYAyADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzIpsBChNTdHJlYW1GaXhlc1Jlc3BvbnNlEhAKCGFjY2VwdGVkGAEgASgFEhIKCmR1cGxpY2F0ZXMYAiABKAUSKAoIcmVqZWN0ZWQYAyADKAsyFi5yYWNpbmcudjEuUmVqZWN0ZWRGaXgSNAoRcmVqZWN0ZWRfdW5saXN0ZWQYBCADKAsyGS5yYWNpbmcudjEuUmVqZWN0aW9uQ291bnQicgoQUHVzaEZpeGVzUmVxdWVzdBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdyYWNlX2lkGAIgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAMgASgJEiMKBWJvYXRzGAQgAygLMhQucmFjaW5nLnYxLkJvYXRGaXhlcyLRAQoRUHVzaEZpeGVzUmVzcG9uc2USEAoIc2VxdWVuY2UYASABKAQSEAoIYWNjZXB0ZWQYAiABKAUSEgoKZHVwbGljYXRlcxgDIAEoBRIoCghyZWplY3RlZBgEIAMoCzIWLnJhY2luZy52MS5SZWplY3RlZEZpeBI0ChFyZWplY3RlZF91bmxpc3RlZBgFIAMoCzIZLnJhY2luZy52MS5SZWplY3Rpb25Db3VudBIkCgVlcnJvchgGIAEoCzIVLmdvb2dsZS5ycGMuRXJyb3JJbmZvIk4KDlJlamVjdGlvbkNvdW50Ei0KBnJlYXNvbhgBIAEoDjIdLnJhY2luZy52MS5GaXhSZWplY3Rpb25SZWFzb24SDQoFY291bnQYAiABKAUiWQoLUmVqZWN0ZWRGaXgSEAoIZW50cnlfaWQYASABKAkSCQoBdBgCIAEoAxItCgZyZWFzb24YAyABKA4yHS5yYWNpbmcudjEuRml4UmVqZWN0aW9uUmVhc29uIpgBChFSZWNvcmRXaW5kUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEgsKA3R3ZBgDIAEoBRIQCgN0d3MYBCABKAFIAIgBARIzCg9tZWFzdXJlZF9hdF91dGMYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgYKBF90d3MiJwoSUmVjb3JkV2luZFJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCCKdAQoWUmVjb3JkTGl2ZU9yZGVyUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEi0KCWFzX29mX3V0YxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoEcm93cxgEIAMoCzIdLnJhY2luZy52MS5Jbmdlc3RMaXZlT3JkZXJSb3ci2AEKEkluZ2VzdExpdmVPcmRlclJvdxIQCghlbnRyeV9pZBgBIAEoCRIRCgRyYW5rGAIgASgFSACIAQESHAoPZWxhcHNlZF9zZWNvbmRzGAMgASgBSAGIAQESHgoRY29ycmVjdGVkX3NlY29uZHMYBCABKAFIAogBARIaCg1kZWx0YV9zZWNvbmRzGAUgASgBSAOIAQFCBwoFX3JhbmtCEgoQX2VsYXBzZWRfc2Vjb25kc0IUChJfY29ycmVjdGVkX3NlY29uZHNCEAoOX2RlbHRhX3NlY29uZHMiLAoXUmVjb3JkTGl2ZU9yZGVyUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIIoUBChNSZWNvcmRGaW5pc2hSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSEAoIZW50cnlfaWQYAyABKAkSMwoPZmluaXNoX3RpbWVfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIpChRSZWNvcmRGaW5pc2hSZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgiiwIKF1VwZGF0ZVN0YXJ0R3JvdXBSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSKQoFc3RhdGUYAyABKA4yGi5yYWNpbmcudjEuU3RhcnRHcm91cFN0YXRlEjIKDnN0YXJ0X3RpbWVfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maW5pc2hfdGltZV91dGMYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGNsZWFyX3N0YXJ0X3RpbWUYBiABKAgSGQoRY2xlYXJfZmluaXNoX3RpbWUYByABKAgiKwoYVXBkYXRlU3RhcnRHcm91cFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgirgEKEFNldENvdXJzZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIWCg5zdGFydF9ncm91cF9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEjQKEGFwcGxpZWRfZnJvbV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKBXN0ZXBzGAUgAygLMhsucmFjaW5nLnYxLkluZ2VzdENvdXJzZVN0ZXAihQEKEEluZ2VzdENvdXJzZVN0ZXASJwoEa2luZBgBIAEoDjIZLnJhY2luZy52MS5Db3Vyc2VTdGVwS2luZBISCgVsYWJlbBgCIAEoCUgAiAEBEioKBW1hcmtzGAMgAygLMhsucmFjaW5nLnYxLkluZ2VzdENvdXJzZU1hcmtCCAoGX2xhYmVsIjkKEEluZ2VzdENvdXJzZU1hcmsSCwoDa2V5GAEgASgJEgsKA2xhdBgCIAEoARILCgNsb24YAyABKAEiJgoRU2V0Q291cnNlUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIIkYKEVVwZGF0ZVJhY2VSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFAoHaXNfbGl2ZRgCIAEoCEgAiAEBQgoKCF9pc19saXZlIiUKElVwZGF0ZVJhY2VSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgIIqwBChJVcGRhdGVFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkSFgoJcHVibGlzaGVkGAIgASgISACIAQESHAoPdHJhY2tpbmdfc2hhcmVkGAMgASgISAGIAQESGgoNZGVsYXlfc2Vjb25kcxgEIAEoBUgCiAEBQgwKCl9wdWJsaXNoZWRCEgoQX3RyYWNraW5nX3NoYXJlZEIQCg5fZGVsYXlfc2Vjb25kcyImChNVcGRhdGVFdmVudFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgizwEKFVB1Ymxpc2hSZXN1bHRzUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEi0KBnN0YXR1cxgDIAEoDjIdLnJhY2luZy52MS5Jbmdlc3RSZXN1bHRTdGF0dXMSNAoQcHVibGlzaGVkX2F0X3V0YxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoEcm93cxgFIAMoCzIaLnJhY2luZy52MS5Jbmdlc3RSZXN1bHRSb3ci1wEKD0luZ2VzdFJlc3VsdFJvdxIQCghlbnRyeV9pZBgBIAEoCRIRCgRyYW5rGAIgASgFSACIAQESDgoGc3RhdHVzGAMgASgJEhwKD2VsYXBzZWRfc2Vjb25kcxgEIAEoAUgBiAEBEh4KEWNvcnJlY3RlZF9zZWNvbmRzGAUgASgBSAKIAQESEwoGcG9pbnRzGAYgASgBSAOIAQFCBwoFX3JhbmtCEgoQX2VsYXBzZWRfc2Vjb25kc0IUChJfY29ycmVjdGVkX3NlY29uZHNCCQoHX3BvaW50cyIpChZQdWJsaXNoUmVzdWx0c1Jlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgiQgoUQXBwbHlTY2VuYXJpb1JlcXVlc3QSKgoGZXZlbnRzGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZSJdChVBcHBseVNjZW5hcmlvUmVzcG9uc2USDgoGZXZlbnRzGAEgASgFEg8KB2VudHJpZXMYAiABKAUSDQoFcmFjZXMYAyABKAUSFAoMc3RhcnRfZ3JvdXBzGAQgASgFKqoCChJGaXhSZWplY3Rpb25SZWFzb24SJAogRklYX1JFSkVDVElPTl9SRUFTT05fVU5TUEVDSUZJRUQQABImCiJGSVhfUkVKRUNUSU9OX1JFQVNPTl9VTktOT1dOX0VOVFJZEAESJQohRklYX1JFSkVDVElPTl9SRUFTT05fT1VUX09GX1JBTkdFEAISLworRklYX1JFSkVDVElPTl9SRUFTT05fT1VUU0lERV9DQVBUVVJFX1dJTkRPVxADEiIKHkZJWF9SRUpFQ1RJT05fUkVBU09OX0lOX0ZVVFVSRRAEEicKI0ZJWF9SRUpFQ1RJT05fUkVBU09OX1dJTkRPV19TRVRUTEVEEAUSIQodRklYX1JFSkVDVElPTl9SRUFTT05fQ09ORkxJQ1QQBiqhAQoOQ291cnNlU3RlcEtpbmQSIAocQ09VUlNFX1NURVBfS0lORF9VTlNQRUNJRklFRBAAEhoKFkNPVVJTRV9TVEVQX0tJTkRfU1RBUlQQARIZChVDT1VSU0VfU1RFUF9LSU5EX01BUksQAhIZChVDT1VSU0VfU1RFUF9LSU5EX0dBVEUQAxIbChdDT1VSU0VfU1RFUF9LSU5EX0ZJTklTSBAEKoABChJJbmdlc3RSZXN1bHRTdGF0dXMSJAogSU5HRVNUX1JFU1VMVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIkCiBJTkdFU1RfUkVTVUxUX1NUQVRVU19QUk9WSVNJT05BTBABEh4KGklOR0VTVF9SRVNVTFRfU1RBVFVTX0ZJTkFMEAIy2AcKDUluZ2VzdFNlcnZpY2USTAoLQXBwZW5kRml4ZXMSHS5yYWNpbmcudjEuQXBwZW5kRml4ZXNSZXF1ZXN0Gh4ucmFjaW5nLnYxLkFwcGVuZEZpeGVzUmVzcG9uc2USTgoLU3RyZWFtRml4ZXMSHS5yYWNpbmcudjEuU3RyZWFtRml4ZXNSZXF1ZXN0Gh4ucmFjaW5nLnYxLlN0cmVhbUZpeGVzUmVzcG9uc2UoARJKCglQdXNoRml4ZXMSGy5yYWNpbmcudjEuUHVzaEZpeGVzUmVxdWVzdBocLnJhY2luZy52MS5QdXNoRml4ZXNSZXNwb25zZSgBMAESSQoKUmVjb3JkV2luZBIcLnJhY2luZy52MS5SZWNvcmRXaW5kUmVxdWVzdBodLnJhY2luZy52MS5SZWNvcmRXaW5kUmVzcG9uc2USWAoPUmVjb3JkTGl2ZU9yZGVyEiEucmFjaW5nLnYxLlJlY29yZExpdmVPcmRlclJlcXVlc3QaIi5yYWNpbmcudjEuUmVjb3JkTGl2ZU9yZGVyUmVzcG9uc2USTwoMUmVjb3JkRmluaXNoEh4ucmFjaW5nLnYxLlJlY29yZEZpbmlzaFJlcXVlc3QaHy5yYWNpbmcudjEuUmVjb3JkRmluaXNoUmVzcG9uc2USWwoQVXBkYXRlU3RhcnRHcm91cBIiLnJhY2luZy52MS5VcGRhdGVTdGFydEdyb3VwUmVxdWVzdBojLnJhY2luZy52MS5VcGRhdGVTdGFydEdyb3VwUmVzcG9uc2USRgoJU2V0Q291cnNlEhsucmFjaW5nLnYxLlNldENvdXJzZVJlcXVlc3QaHC5yYWNpbmcudjEuU2V0Q291cnNlUmVzcG9uc2USSQoKVXBkYXRlUmFjZRIcLnJhY2luZy52MS5VcGRhdGVSYWNlUmVxdWVzdBodLnJhY2luZy52MS5VcGRhdGVSYWNlUmVzcG9uc2USTAoLVXBkYXRlRXZlbnQSHS5yYWNpbmcudjEuVXBkYXRlRXZlbnRSZXF1ZXN0Gh4ucmFjaW5nLnYxLlVwZGF0ZUV2ZW50UmVzcG9uc2USVQoOUHVibGlzaFJlc3VsdHMSIC5yYWNpbmcudjEuUHVibGlzaFJlc3VsdHNSZXF1ZXN0GiEucmFjaW5nLnYxLlB1Ymxpc2hSZXN1bHRzUmVzcG9uc2USUgoNQXBwbHlTY2VuYXJpbxIfLnJhY2luZy52MS5BcHBseVNjZW5hcmlvUmVxdWVzdBogLnJhY2luZy52MS5BcHBseVNjZW5hcmlvUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_error_details, file_racing_v1_common]);
+  fileDesc("ChZyYWNpbmcvdjEvaW5nZXN0LnByb3RvEglyYWNpbmcudjEiYgoSQXBwZW5kRml4ZXNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSIwoFYm9hdHMYAyADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzIscBCglCb2F0Rml4ZXMSEAoIZW50cnlfaWQYASABKAkSCQoBdBgCIAMoAxILCgNsYXQYAyADKAESCwoDbG9uGAQgAygBEg4KBnNvZ19rbhgFIAMoARIPCgdjb2dfZGVnGAYgAygBEhIKCmFjY3VyYWN5X20YByADKAESFgoJZGV2aWNlX2lkGAggASgJSACIAQESGAoLcGhvbmVfbW9kZWwYCSABKAlIAYgBAUIMCgpfZGV2aWNlX2lkQg4KDF9waG9uZV9tb2RlbCJlChNBcHBlbmRGaXhlc1Jlc3BvbnNlEhAKCGFjY2VwdGVkGAEgASgFEhIKCmR1cGxpY2F0ZXMYAiABKAUSKAoIcmVqZWN0ZWQYAyADKAsyFi5yYWNpbmcudjEuUmVqZWN0ZWRGaXgiaQoZTG9hZFJlY29yZGVkVHJhY2tzUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEiMKBWJvYXRzGAMgAygLMhQucmFjaW5nLnYxLkJvYXRGaXhlcyKiAQoaTG9hZFJlY29yZGVkVHJhY2tzUmVzcG9uc2USEAoIYWNjZXB0ZWQYASABKAUSEgoKZHVwbGljYXRlcxgCIAEoBRIoCghyZWplY3RlZBgDIAMoCzIWLnJhY2luZy52MS5SZWplY3RlZEZpeBI0ChFyZWplY3RlZF91bmxpc3RlZBgEIAMoCzIZLnJhY2luZy52MS5SZWplY3Rpb25Db3VudCJiChJTdHJlYW1GaXhlc1JlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIWCg5zdGFydF9ncm91cF9pZBgCIAEoCRIjCgVib2F0cxgDIAMoCzIULnJhY2luZy52MS5Cb2F0Rml4ZXMimwEKE1N0cmVhbUZpeGVzUmVzcG9uc2USEAoIYWNjZXB0ZWQYASABKAUSEgoKZHVwbGljYXRlcxgCIAEoBRIoCghyZWplY3RlZBgDIAMoCzIWLnJhY2luZy52MS5SZWplY3RlZEZpeBI0ChFyZWplY3RlZF91bmxpc3RlZBgEIAMoCzIZLnJhY2luZy52MS5SZWplY3Rpb25Db3VudCJyChBQdXNoRml4ZXNSZXF1ZXN0EhAKCHNlcXVlbmNlGAEgASgEEg8KB3JhY2VfaWQYAiABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAyABKAkSIwoFYm9hdHMYBCADKAsyFC5yYWNpbmcudjEuQm9hdEZpeGVzItEBChFQdXNoRml4ZXNSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoBBIQCghhY2NlcHRlZBgCIAEoBRISCgpkdXBsaWNhdGVzGAMgASgFEigKCHJlamVjdGVkGAQgAygLMhYucmFjaW5nLnYxLlJlamVjdGVkRml4EjQKEXJlamVjdGVkX3VubGlzdGVkGAUgAygLMhkucmFjaW5nLnYxLlJlamVjdGlvbkNvdW50EiQKBWVycm9yGAYgASgLMhUuZ29vZ2xlLnJwYy5FcnJvckluZm8iTgoOUmVqZWN0aW9uQ291bnQSLQoGcmVhc29uGAEgASgOMh0ucmFjaW5nLnYxLkZpeFJlamVjdGlvblJlYXNvbhINCgVjb3VudBgCIAEoBSJZCgtSZWplY3RlZEZpeBIQCghlbnRyeV9pZBgBIAEoCRIJCgF0GAIgASgDEi0KBnJlYXNvbhgDIAEoDjIdLnJhY2luZy52MS5GaXhSZWplY3Rpb25SZWFzb24imAEKEVJlY29yZFdpbmRSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSCwoDdHdkGAMgASgFEhAKA3R3cxgEIAEoAUgAiAEBEjMKD21lYXN1cmVkX2F0X3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBgoEX3R3cyInChJSZWNvcmRXaW5kUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIIp0BChZSZWNvcmRMaXZlT3JkZXJSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSLQoJYXNfb2ZfdXRjGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgRyb3dzGAQgAygLMh0ucmFjaW5nLnYxLkluZ2VzdExpdmVPcmRlclJvdyLYAQoSSW5nZXN0TGl2ZU9yZGVyUm93EhAKCGVudHJ5X2lkGAEgASgJEhEKBHJhbmsYAiABKAVIAIgBARIcCg9lbGFwc2VkX3NlY29uZHMYAyABKAFIAYgBARIeChFjb3JyZWN0ZWRfc2Vjb25kcxgEIAEoAUgCiAEBEhoKDWRlbHRhX3NlY29uZHMYBSABKAFIA4gBAUIHCgVfcmFua0ISChBfZWxhcHNlZF9zZWNvbmRzQhQKEl9jb3JyZWN0ZWRfc2Vjb25kc0IQCg5fZGVsdGFfc2Vjb25kcyIsChdSZWNvcmRMaXZlT3JkZXJSZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgihQEKE1JlY29yZEZpbmlzaFJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIWCg5zdGFydF9ncm91cF9pZBgCIAEoCRIQCghlbnRyeV9pZBgDIAEoCRIzCg9maW5pc2hfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIikKFFJlY29yZEZpbmlzaFJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCCKLAgoXVXBkYXRlU3RhcnRHcm91cFJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIWCg5zdGFydF9ncm91cF9pZBgCIAEoCRIpCgVzdGF0ZRgDIAEoDjIaLnJhY2luZy52MS5TdGFydEdyb3VwU3RhdGUSMgoOc3RhcnRfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2ZpbmlzaF90aW1lX3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoQY2xlYXJfc3RhcnRfdGltZRgGIAEoCBIZChFjbGVhcl9maW5pc2hfdGltZRgHIAEoCCIrChhVcGRhdGVTdGFydEdyb3VwUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCKuAQoQU2V0Q291cnNlUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhYKDnN0YXJ0X2dyb3VwX2lkGAIgASgJEg8KB3ZlcnNpb24YAyABKAUSNAoQYXBwbGllZF9mcm9tX3V0YxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoFc3RlcHMYBSADKAsyGy5yYWNpbmcudjEuSW5nZXN0Q291cnNlU3RlcCKFAQoQSW5nZXN0Q291cnNlU3RlcBInCgRraW5kGAEgASgOMhkucmFjaW5nLnYxLkNvdXJzZVN0ZXBLaW5kEhIKBWxhYmVsGAIgASgJSACIAQESKgoFbWFya3MYAyADKAsyGy5yYWNpbmcudjEuSW5nZXN0Q291cnNlTWFya0IICgZfbGFiZWwiOQoQSW5nZXN0Q291cnNlTWFyaxILCgNrZXkYASABKAkSCwoDbGF0GAIgASgBEgsKA2xvbhgDIAEoASImChFTZXRDb3Vyc2VSZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgiRgoRVXBkYXRlUmFjZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIUCgdpc19saXZlGAIgASgISACIAQFCCgoIX2lzX2xpdmUiJQoSVXBkYXRlUmFjZVJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgirAEKElVwZGF0ZUV2ZW50UmVxdWVzdBIQCghldmVudF9pZBgBIAEoCRIWCglwdWJsaXNoZWQYAiABKAhIAIgBARIcCg90cmFja2luZ19zaGFyZWQYAyABKAhIAYgBARIaCg1kZWxheV9zZWNvbmRzGAQgASgFSAKIAQFCDAoKX3B1Ymxpc2hlZEISChBfdHJhY2tpbmdfc2hhcmVkQhAKDl9kZWxheV9zZWNvbmRzIiYKE1VwZGF0ZUV2ZW50UmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCLPAQoVUHVibGlzaFJlc3VsdHNSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0ucmFjaW5nLnYxLkluZ2VzdFJlc3VsdFN0YXR1cxI0ChBwdWJsaXNoZWRfYXRfdXRjGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgRyb3dzGAUgAygLMhoucmFjaW5nLnYxLkluZ2VzdFJlc3VsdFJvdyLXAQoPSW5nZXN0UmVzdWx0Um93EhAKCGVudHJ5X2lkGAEgASgJEhEKBHJhbmsYAiABKAVIAIgBARIOCgZzdGF0dXMYAyABKAkSHAoPZWxhcHNlZF9zZWNvbmRzGAQgASgBSAGIAQESHgoRY29ycmVjdGVkX3NlY29uZHMYBSABKAFIAogBARITCgZwb2ludHMYBiABKAFIA4gBAUIHCgVfcmFua0ISChBfZWxhcHNlZF9zZWNvbmRzQhQKEl9jb3JyZWN0ZWRfc2Vjb25kc0IJCgdfcG9pbnRzIikKFlB1Ymxpc2hSZXN1bHRzUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCJCChRBcHBseVNjZW5hcmlvUmVxdWVzdBIqCgZldmVudHMYASABKAsyGi5nb29nbGUucHJvdG9idWYuTGlzdFZhbHVlIl0KFUFwcGx5U2NlbmFyaW9SZXNwb25zZRIOCgZldmVudHMYASABKAUSDwoHZW50cmllcxgCIAEoBRINCgVyYWNlcxgDIAEoBRIUCgxzdGFydF9ncm91cHMYBCABKAUqqgIKEkZpeFJlamVjdGlvblJlYXNvbhIkCiBGSVhfUkVKRUNUSU9OX1JFQVNPTl9VTlNQRUNJRklFRBAAEiYKIkZJWF9SRUpFQ1RJT05fUkVBU09OX1VOS05PV05fRU5UUlkQARIlCiFGSVhfUkVKRUNUSU9OX1JFQVNPTl9PVVRfT0ZfUkFOR0UQAhIvCitGSVhfUkVKRUNUSU9OX1JFQVNPTl9PVVRTSURFX0NBUFRVUkVfV0lORE9XEAMSIgoeRklYX1JFSkVDVElPTl9SRUFTT05fSU5fRlVUVVJFEAQSJwojRklYX1JFSkVDVElPTl9SRUFTT05fV0lORE9XX1NFVFRMRUQQBRIhCh1GSVhfUkVKRUNUSU9OX1JFQVNPTl9DT05GTElDVBAGKqEBCg5Db3Vyc2VTdGVwS2luZBIgChxDT1VSU0VfU1RFUF9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWQ09VUlNFX1NURVBfS0lORF9TVEFSVBABEhkKFUNPVVJTRV9TVEVQX0tJTkRfTUFSSxACEhkKFUNPVVJTRV9TVEVQX0tJTkRfR0FURRADEhsKF0NPVVJTRV9TVEVQX0tJTkRfRklOSVNIEAQqgAEKEkluZ2VzdFJlc3VsdFN0YXR1cxIkCiBJTkdFU1RfUkVTVUxUX1NUQVRVU19VTlNQRUNJRklFRBAAEiQKIElOR0VTVF9SRVNVTFRfU1RBVFVTX1BST1ZJU0lPTkFMEAESHgoaSU5HRVNUX1JFU1VMVF9TVEFUVVNfRklOQUwQAjK7CAoNSW5nZXN0U2VydmljZRJMCgtBcHBlbmRGaXhlcxIdLnJhY2luZy52MS5BcHBlbmRGaXhlc1JlcXVlc3QaHi5yYWNpbmcudjEuQXBwZW5kRml4ZXNSZXNwb25zZRJOCgtTdHJlYW1GaXhlcxIdLnJhY2luZy52MS5TdHJlYW1GaXhlc1JlcXVlc3QaHi5yYWNpbmcudjEuU3RyZWFtRml4ZXNSZXNwb25zZSgBEkoKCVB1c2hGaXhlcxIbLnJhY2luZy52MS5QdXNoRml4ZXNSZXF1ZXN0GhwucmFjaW5nLnYxLlB1c2hGaXhlc1Jlc3BvbnNlKAEwARJhChJMb2FkUmVjb3JkZWRUcmFja3MSJC5yYWNpbmcudjEuTG9hZFJlY29yZGVkVHJhY2tzUmVxdWVzdBolLnJhY2luZy52MS5Mb2FkUmVjb3JkZWRUcmFja3NSZXNwb25zZRJJCgpSZWNvcmRXaW5kEhwucmFjaW5nLnYxLlJlY29yZFdpbmRSZXF1ZXN0Gh0ucmFjaW5nLnYxLlJlY29yZFdpbmRSZXNwb25zZRJYCg9SZWNvcmRMaXZlT3JkZXISIS5yYWNpbmcudjEuUmVjb3JkTGl2ZU9yZGVyUmVxdWVzdBoiLnJhY2luZy52MS5SZWNvcmRMaXZlT3JkZXJSZXNwb25zZRJPCgxSZWNvcmRGaW5pc2gSHi5yYWNpbmcudjEuUmVjb3JkRmluaXNoUmVxdWVzdBofLnJhY2luZy52MS5SZWNvcmRGaW5pc2hSZXNwb25zZRJbChBVcGRhdGVTdGFydEdyb3VwEiIucmFjaW5nLnYxLlVwZGF0ZVN0YXJ0R3JvdXBSZXF1ZXN0GiMucmFjaW5nLnYxLlVwZGF0ZVN0YXJ0R3JvdXBSZXNwb25zZRJGCglTZXRDb3Vyc2USGy5yYWNpbmcudjEuU2V0Q291cnNlUmVxdWVzdBocLnJhY2luZy52MS5TZXRDb3Vyc2VSZXNwb25zZRJJCgpVcGRhdGVSYWNlEhwucmFjaW5nLnYxLlVwZGF0ZVJhY2VSZXF1ZXN0Gh0ucmFjaW5nLnYxLlVwZGF0ZVJhY2VSZXNwb25zZRJMCgtVcGRhdGVFdmVudBIdLnJhY2luZy52MS5VcGRhdGVFdmVudFJlcXVlc3QaHi5yYWNpbmcudjEuVXBkYXRlRXZlbnRSZXNwb25zZRJVCg5QdWJsaXNoUmVzdWx0cxIgLnJhY2luZy52MS5QdWJsaXNoUmVzdWx0c1JlcXVlc3QaIS5yYWNpbmcudjEuUHVibGlzaFJlc3VsdHNSZXNwb25zZRJSCg1BcHBseVNjZW5hcmlvEh8ucmFjaW5nLnYxLkFwcGx5U2NlbmFyaW9SZXF1ZXN0GiAucmFjaW5nLnYxLkFwcGx5U2NlbmFyaW9SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_error_details, file_racing_v1_common]);
 
 /**
  * Request of IngestService.AppendFixes.
@@ -217,6 +217,87 @@ export const AppendFixesResponseSchema: GenMessage<AppendFixesResponse> = /*@__P
   messageDesc(file_racing_v1_ingest, 2);
 
 /**
+ * Request of IngestService.LoadRecordedTracks.
+ *
+ * @generated from message racing.v1.LoadRecordedTracksRequest
+ */
+export type LoadRecordedTracksRequest = Message<"racing.v1.LoadRecordedTracksRequest"> & {
+  /**
+   * UUID of the race, as in AppendFixesRequest.
+   *
+   * @generated from field: string race_id = 1;
+   */
+  raceId: string;
+
+  /**
+   * UUID of a start group of the race, as in AppendFixesRequest.
+   *
+   * @generated from field: string start_group_id = 2;
+   */
+  startGroupId: string;
+
+  /**
+   * Fixes per boat, as in AppendFixesRequest (at most 1,000 boats and 100,000
+   * fixes).
+   *
+   * @generated from field: repeated racing.v1.BoatFixes boats = 3;
+   */
+  boats: BoatFixes[];
+};
+
+/**
+ * Describes the message racing.v1.LoadRecordedTracksRequest.
+ * Use `create(LoadRecordedTracksRequestSchema)` to create a new message.
+ */
+export const LoadRecordedTracksRequestSchema: GenMessage<LoadRecordedTracksRequest> = /*@__PURE__*/
+  messageDesc(file_racing_v1_ingest, 3);
+
+/**
+ * Response of IngestService.LoadRecordedTracks.
+ *
+ * @generated from message racing.v1.LoadRecordedTracksResponse
+ */
+export type LoadRecordedTracksResponse = Message<"racing.v1.LoadRecordedTracksResponse"> & {
+  /**
+   * Fixes written by the call.
+   *
+   * @generated from field: int32 accepted = 1;
+   */
+  accepted: number;
+
+  /**
+   * Fixes already stored with the same values (a repeated load): nothing
+   * written.
+   *
+   * @generated from field: int32 duplicates = 2;
+   */
+  duplicates: number;
+
+  /**
+   * The first 100 fixes of the call not written, with their reasons.
+   *
+   * @generated from field: repeated racing.v1.RejectedFix rejected = 3;
+   */
+  rejected: RejectedFix[];
+
+  /**
+   * The fixes not written past those listed in rejected, counted per
+   * reason. accepted + duplicates + rejected + rejected_unlisted = the fixes
+   * sent.
+   *
+   * @generated from field: repeated racing.v1.RejectionCount rejected_unlisted = 4;
+   */
+  rejectedUnlisted: RejectionCount[];
+};
+
+/**
+ * Describes the message racing.v1.LoadRecordedTracksResponse.
+ * Use `create(LoadRecordedTracksResponseSchema)` to create a new message.
+ */
+export const LoadRecordedTracksResponseSchema: GenMessage<LoadRecordedTracksResponse> = /*@__PURE__*/
+  messageDesc(file_racing_v1_ingest, 4);
+
+/**
  * One message of IngestService.StreamFixes: the fields of AppendFixesRequest.
  *
  * @generated from message racing.v1.StreamFixesRequest
@@ -249,7 +330,7 @@ export type StreamFixesRequest = Message<"racing.v1.StreamFixesRequest"> & {
  * Use `create(StreamFixesRequestSchema)` to create a new message.
  */
 export const StreamFixesRequestSchema: GenMessage<StreamFixesRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 3);
+  messageDesc(file_racing_v1_ingest, 5);
 
 /**
  * Response of IngestService.StreamFixes: the sums over every message.
@@ -293,7 +374,7 @@ export type StreamFixesResponse = Message<"racing.v1.StreamFixesResponse"> & {
  * Use `create(StreamFixesResponseSchema)` to create a new message.
  */
 export const StreamFixesResponseSchema: GenMessage<StreamFixesResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 4);
+  messageDesc(file_racing_v1_ingest, 6);
 
 /**
  * One message of IngestService.PushFixes: a sequence number and one
@@ -338,7 +419,7 @@ export type PushFixesRequest = Message<"racing.v1.PushFixesRequest"> & {
  * Use `create(PushFixesRequestSchema)` to create a new message.
  */
 export const PushFixesRequestSchema: GenMessage<PushFixesRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 5);
+  messageDesc(file_racing_v1_ingest, 7);
 
 /**
  * The answer to one message of IngestService.PushFixes, sent once it has
@@ -400,7 +481,7 @@ export type PushFixesResponse = Message<"racing.v1.PushFixesResponse"> & {
  * Use `create(PushFixesResponseSchema)` to create a new message.
  */
 export const PushFixesResponseSchema: GenMessage<PushFixesResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 6);
+  messageDesc(file_racing_v1_ingest, 8);
 
 /**
  * How many fixes were not written for one reason.
@@ -428,7 +509,7 @@ export type RejectionCount = Message<"racing.v1.RejectionCount"> & {
  * Use `create(RejectionCountSchema)` to create a new message.
  */
 export const RejectionCountSchema: GenMessage<RejectionCount> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 7);
+  messageDesc(file_racing_v1_ingest, 9);
 
 /**
  * A fix that was not written.
@@ -463,7 +544,7 @@ export type RejectedFix = Message<"racing.v1.RejectedFix"> & {
  * Use `create(RejectedFixSchema)` to create a new message.
  */
 export const RejectedFixSchema: GenMessage<RejectedFix> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 8);
+  messageDesc(file_racing_v1_ingest, 10);
 
 /**
  * Request of IngestService.RecordWind.
@@ -512,7 +593,7 @@ export type RecordWindRequest = Message<"racing.v1.RecordWindRequest"> & {
  * Use `create(RecordWindRequestSchema)` to create a new message.
  */
 export const RecordWindRequestSchema: GenMessage<RecordWindRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 9);
+  messageDesc(file_racing_v1_ingest, 11);
 
 /**
  * Response of IngestService.RecordWind.
@@ -533,7 +614,7 @@ export type RecordWindResponse = Message<"racing.v1.RecordWindResponse"> & {
  * Use `create(RecordWindResponseSchema)` to create a new message.
  */
 export const RecordWindResponseSchema: GenMessage<RecordWindResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 10);
+  messageDesc(file_racing_v1_ingest, 12);
 
 /**
  * Request of IngestService.RecordLiveOrder.
@@ -575,7 +656,7 @@ export type RecordLiveOrderRequest = Message<"racing.v1.RecordLiveOrderRequest">
  * Use `create(RecordLiveOrderRequestSchema)` to create a new message.
  */
 export const RecordLiveOrderRequestSchema: GenMessage<RecordLiveOrderRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 11);
+  messageDesc(file_racing_v1_ingest, 13);
 
 /**
  * One boat in a live-order reading, as the live order row of the race live
@@ -625,7 +706,7 @@ export type IngestLiveOrderRow = Message<"racing.v1.IngestLiveOrderRow"> & {
  * Use `create(IngestLiveOrderRowSchema)` to create a new message.
  */
 export const IngestLiveOrderRowSchema: GenMessage<IngestLiveOrderRow> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 12);
+  messageDesc(file_racing_v1_ingest, 14);
 
 /**
  * Response of IngestService.RecordLiveOrder.
@@ -646,7 +727,7 @@ export type RecordLiveOrderResponse = Message<"racing.v1.RecordLiveOrderResponse
  * Use `create(RecordLiveOrderResponseSchema)` to create a new message.
  */
 export const RecordLiveOrderResponseSchema: GenMessage<RecordLiveOrderResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 13);
+  messageDesc(file_racing_v1_ingest, 15);
 
 /**
  * Request of IngestService.RecordFinish.
@@ -688,7 +769,7 @@ export type RecordFinishRequest = Message<"racing.v1.RecordFinishRequest"> & {
  * Use `create(RecordFinishRequestSchema)` to create a new message.
  */
 export const RecordFinishRequestSchema: GenMessage<RecordFinishRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 14);
+  messageDesc(file_racing_v1_ingest, 16);
 
 /**
  * Response of IngestService.RecordFinish.
@@ -709,7 +790,7 @@ export type RecordFinishResponse = Message<"racing.v1.RecordFinishResponse"> & {
  * Use `create(RecordFinishResponseSchema)` to create a new message.
  */
 export const RecordFinishResponseSchema: GenMessage<RecordFinishResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 15);
+  messageDesc(file_racing_v1_ingest, 17);
 
 /**
  * Request of IngestService.UpdateStartGroup. Unset fields are not changed.
@@ -772,7 +853,7 @@ export type UpdateStartGroupRequest = Message<"racing.v1.UpdateStartGroupRequest
  * Use `create(UpdateStartGroupRequestSchema)` to create a new message.
  */
 export const UpdateStartGroupRequestSchema: GenMessage<UpdateStartGroupRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 16);
+  messageDesc(file_racing_v1_ingest, 18);
 
 /**
  * Response of IngestService.UpdateStartGroup.
@@ -793,7 +874,7 @@ export type UpdateStartGroupResponse = Message<"racing.v1.UpdateStartGroupRespon
  * Use `create(UpdateStartGroupResponseSchema)` to create a new message.
  */
 export const UpdateStartGroupResponseSchema: GenMessage<UpdateStartGroupResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 17);
+  messageDesc(file_racing_v1_ingest, 19);
 
 /**
  * Request of IngestService.SetCourse.
@@ -842,7 +923,7 @@ export type SetCourseRequest = Message<"racing.v1.SetCourseRequest"> & {
  * Use `create(SetCourseRequestSchema)` to create a new message.
  */
 export const SetCourseRequestSchema: GenMessage<SetCourseRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 18);
+  messageDesc(file_racing_v1_ingest, 20);
 
 /**
  * One step of a course.
@@ -877,7 +958,7 @@ export type IngestCourseStep = Message<"racing.v1.IngestCourseStep"> & {
  * Use `create(IngestCourseStepSchema)` to create a new message.
  */
 export const IngestCourseStepSchema: GenMessage<IngestCourseStep> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 19);
+  messageDesc(file_racing_v1_ingest, 21);
 
 /**
  * A mark of a course step.
@@ -912,7 +993,7 @@ export type IngestCourseMark = Message<"racing.v1.IngestCourseMark"> & {
  * Use `create(IngestCourseMarkSchema)` to create a new message.
  */
 export const IngestCourseMarkSchema: GenMessage<IngestCourseMark> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 20);
+  messageDesc(file_racing_v1_ingest, 22);
 
 /**
  * Response of IngestService.SetCourse.
@@ -933,7 +1014,7 @@ export type SetCourseResponse = Message<"racing.v1.SetCourseResponse"> & {
  * Use `create(SetCourseResponseSchema)` to create a new message.
  */
 export const SetCourseResponseSchema: GenMessage<SetCourseResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 21);
+  messageDesc(file_racing_v1_ingest, 23);
 
 /**
  * Request of IngestService.UpdateRace.
@@ -961,7 +1042,7 @@ export type UpdateRaceRequest = Message<"racing.v1.UpdateRaceRequest"> & {
  * Use `create(UpdateRaceRequestSchema)` to create a new message.
  */
 export const UpdateRaceRequestSchema: GenMessage<UpdateRaceRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 22);
+  messageDesc(file_racing_v1_ingest, 24);
 
 /**
  * Response of IngestService.UpdateRace.
@@ -982,7 +1063,7 @@ export type UpdateRaceResponse = Message<"racing.v1.UpdateRaceResponse"> & {
  * Use `create(UpdateRaceResponseSchema)` to create a new message.
  */
 export const UpdateRaceResponseSchema: GenMessage<UpdateRaceResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 23);
+  messageDesc(file_racing_v1_ingest, 25);
 
 /**
  * Request of IngestService.UpdateEvent.
@@ -1025,7 +1106,7 @@ export type UpdateEventRequest = Message<"racing.v1.UpdateEventRequest"> & {
  * Use `create(UpdateEventRequestSchema)` to create a new message.
  */
 export const UpdateEventRequestSchema: GenMessage<UpdateEventRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 24);
+  messageDesc(file_racing_v1_ingest, 26);
 
 /**
  * Response of IngestService.UpdateEvent.
@@ -1046,7 +1127,7 @@ export type UpdateEventResponse = Message<"racing.v1.UpdateEventResponse"> & {
  * Use `create(UpdateEventResponseSchema)` to create a new message.
  */
 export const UpdateEventResponseSchema: GenMessage<UpdateEventResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 25);
+  messageDesc(file_racing_v1_ingest, 27);
 
 /**
  * Request of IngestService.PublishResults.
@@ -1095,7 +1176,7 @@ export type PublishResultsRequest = Message<"racing.v1.PublishResultsRequest"> &
  * Use `create(PublishResultsRequestSchema)` to create a new message.
  */
 export const PublishResultsRequestSchema: GenMessage<PublishResultsRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 26);
+  messageDesc(file_racing_v1_ingest, 28);
 
 /**
  * One row of published results.
@@ -1151,7 +1232,7 @@ export type IngestResultRow = Message<"racing.v1.IngestResultRow"> & {
  * Use `create(IngestResultRowSchema)` to create a new message.
  */
 export const IngestResultRowSchema: GenMessage<IngestResultRow> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 27);
+  messageDesc(file_racing_v1_ingest, 29);
 
 /**
  * Response of IngestService.PublishResults.
@@ -1172,7 +1253,7 @@ export type PublishResultsResponse = Message<"racing.v1.PublishResultsResponse">
  * Use `create(PublishResultsResponseSchema)` to create a new message.
  */
 export const PublishResultsResponseSchema: GenMessage<PublishResultsResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 28);
+  messageDesc(file_racing_v1_ingest, 30);
 
 /**
  * Request of IngestService.ApplyScenario.
@@ -1194,7 +1275,7 @@ export type ApplyScenarioRequest = Message<"racing.v1.ApplyScenarioRequest"> & {
  * Use `create(ApplyScenarioRequestSchema)` to create a new message.
  */
 export const ApplyScenarioRequestSchema: GenMessage<ApplyScenarioRequest> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 29);
+  messageDesc(file_racing_v1_ingest, 31);
 
 /**
  * Response of IngestService.ApplyScenario: what the document held (each
@@ -1237,7 +1318,7 @@ export type ApplyScenarioResponse = Message<"racing.v1.ApplyScenarioResponse"> &
  * Use `create(ApplyScenarioResponseSchema)` to create a new message.
  */
 export const ApplyScenarioResponseSchema: GenMessage<ApplyScenarioResponse> = /*@__PURE__*/
-  messageDesc(file_racing_v1_ingest, 30);
+  messageDesc(file_racing_v1_ingest, 32);
 
 /**
  * Why a fix was not written.
@@ -1479,6 +1560,42 @@ export const IngestService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PushFixesRequestSchema;
     output: typeof PushFixesResponseSchema;
+  },
+  /**
+   * Loads the recorded tracks of one start group in one call: a race sailed
+   * with offline GPS loggers, or phones without coverage, brought in before
+   * anyone could read it.
+   *
+   * Allowed while the group's event has never been both published and
+   * tracking-shared: no client can have been served any of its track
+   * windows, so none is settled yet, and fixes of any age are taken. Once the
+   * event has been published and shared, now or at any time before (even if
+   * it was unshared since), it is refused whole with TRACKS_ALREADY_SERVED
+   * (FAILED_PRECONDITION): its windows may have been served as immutable, and
+   * late fixes go through AppendFixes with its WINDOW_SETTLED rule. A call
+   * and a publication of the event never overlap: the one that comes second
+   * waits for the first to commit.
+   *
+   * Every fix is checked as AppendFixes checks it (the same shape rules
+   * refuse the whole call; UNKNOWN_ENTRY, OUT_OF_RANGE, OUTSIDE_CAPTURE_WINDOW,
+   * IN_FUTURE and CONFLICT refuse one fix, never WINDOW_SETTLED), written in
+   * one transaction, and keyed by start group, entry and t: loading the same
+   * tracks again counts them as duplicates. At most 1,000 boats and 100,000
+   * fixes per call (a boat at 1 Hz for 27 hours, or 10 boats for 2.7 hours;
+   * as protobuf about 4 MB, under the 8 MiB message limit): send a longer
+   * recording in several calls. The answer lists the first 100 fixes not
+   * written and counts the rest per reason, as PushFixes does.
+   * Errors (ErrorInfo.reason): RACE_NOT_FOUND (NOT_FOUND), API_PARAM_INVALID
+   * (INVALID_ARGUMENT; name startGroupId, boats, boats[i].entryId,
+   * boats[i].t[k], boats[i].lat, ...), TRACKS_ALREADY_SERVED
+   * (FAILED_PRECONDITION), plus the common codes.
+   *
+   * @generated from rpc racing.v1.IngestService.LoadRecordedTracks
+   */
+  loadRecordedTracks: {
+    methodKind: "unary";
+    input: typeof LoadRecordedTracksRequestSchema;
+    output: typeof LoadRecordedTracksResponseSchema;
   },
   /**
    * Records one committee wind reading of a start group.
