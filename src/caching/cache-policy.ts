@@ -55,6 +55,13 @@ export const IMMUTABLE_CACHE_CONTROL = "private, max-age=3600, immutable";
 export const NEAR_NOW_MAX_AGE_MS = 2000;
 export const NEAR_NOW_CACHE_CONTROL = `private, max-age=${NEAR_NOW_MAX_AGE_MS / 1000}`;
 
+/**
+ * An export of a start group whose capture window has settled: the same file for ever
+ * (its ETag is known from the request before a fix is read), so a client keeps it a day.
+ * An export still reaching the cut-off is sent NEAR_NOW_CACHE_CONTROL, without an ETag.
+ */
+export const EXPORT_SETTLED_CACHE_CONTROL = "private, max-age=86400, immutable";
+
 /** Errors, tokens and streams are never cached. */
 export const NO_STORE = "no-store";
 /** The token endpoint's `Pragma`, beside no-store, for HTTP/1.0 caches (RFC 6749 5.1). */

@@ -34,6 +34,10 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
   [RaceLiveService.method.watchRaceLive, { scope: "tracking:read", errors: RACE_TRACKING }],
   [LiveInsightsService.method.watchLiveInsights, { scope: "tracking:read", errors: RACE_TRACKING }],
   [TrackService.method.getTrackPage, { scope: "tracking:read", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND"] }],
+  [
+    TrackService.method.exportTrack,
+    { scope: "tracking:read", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND", "ENTRY_NOT_FOUND"] },
+  ],
   [ResultsService.method.getEventResults, { scope: "results:read", errors: ["EVENT_NOT_FOUND"] }],
   [ResultsService.method.getRaceResults, { scope: "results:read", errors: ["RACE_NOT_FOUND"] }],
   [ScopeService.method.listScopes, { scope: null, errors: [] }],

@@ -29,6 +29,8 @@ import { raceLiveService } from "../reads/race-live.js";
 import { resultsService } from "../reads/results.js";
 import { scopeService } from "../reads/scopes.js";
 import { trackService } from "../reads/track.js";
+import { trackExportService } from "../reads/track-export.js";
+import { EXPORTS_PER_CLIENT } from "../limits/policy.js";
 import { callOpener, type CallOpener } from "../calls/admission.js";
 import type { Pool, PoolOptions } from "../store/pool.js";
 import { primaryReads, replicaReads, type ReadPools } from "../store/read-replica.js";
@@ -129,6 +131,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       races: new RaceDirectory(reads),
       streams,
       streamTiming,
+      exports: new OpenStreams(EXPORTS_PER_CLIENT, "exports"),
       insights: new InsightsGenerator({
         pool,
         reads,
@@ -159,7 +162,7 @@ export function createServices(deps: ServiceDeps): Services {
     events: eventService(deps),
     raceLive: raceLiveService(deps),
     liveInsights: liveInsightsService(deps),
-    track: trackService(deps),
+    track: { ...trackService(deps), ...trackExportService(deps) },
     results: resultsService(deps),
     scopes: scopeService(deps),
     ingest: ingestService(deps),

@@ -1,12 +1,12 @@
 // What the service implementations are built from: the guard's parts, the primary
 // (IngestService writes there), the read pools, the race directory, the insights
-// generator and the Watch streams' timing.
+// generator, the Watch streams' timing and the exports' slots.
 
 import type { InsightsGenerator } from "../insights/generator.js";
 import type { Pool } from "../store/pool.js";
 import type { ReadPools } from "../store/read-replica.js";
 import type { StreamTiming } from "../calls/feeds.js";
-import type { StreamDeps } from "../calls/guarded-stream.js";
+import type { OpenStreams, StreamDeps } from "../calls/guarded-stream.js";
 import type { RaceDirectory } from "./race-access.js";
 
 /** `reads.pool()` for every read-model query: the replica while it is caught up, otherwise the primary. */
@@ -16,4 +16,6 @@ export type ServiceDeps = StreamDeps & {
   races: RaceDirectory;
   insights: InsightsGenerator;
   streamTiming: StreamTiming;
+  /** The exports each client runs at once (limits/policy.ts EXPORTS_PER_CLIENT). */
+  exports: OpenStreams;
 };

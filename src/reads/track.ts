@@ -54,7 +54,7 @@ export const KEPT_MS = 3600_000;
 const MIN_SECONDS = -62_135_596_800n;
 const MAX_SECONDS = 253_402_300_799n;
 
-export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService> {
+export function trackService(deps: ServiceDeps): Pick<ServiceImpl<typeof TrackService>, "getTrackPage"> {
   // Immutable windows as their answer messages, bounded by the fixes they hold: the same
   // message object each time, so the gateway makes its bytes, ETag and compression once.
   const kept = new SharedRead<GetTrackPageResponse>({
@@ -105,7 +105,7 @@ export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService
   };
 }
 
-function invalid(name: string): ApiError {
+export function invalid(name: string): ApiError {
   return new ApiError("API_PARAM_INVALID", { name });
 }
 
@@ -121,7 +121,7 @@ function epochMs(timestamp: Timestamp | undefined, name: "since" | "until"): num
 }
 
 /** The requested group; it may be left out only when the race has exactly one. */
-function startGroup(race: RaceRecord, startGroupId: string | undefined): StartGroupRecord {
+export function startGroup(race: RaceRecord, startGroupId: string | undefined): StartGroupRecord {
   if (startGroupId === undefined) {
     if (race.startGroups.length !== 1) throw invalid("startGroupId");
     return race.startGroups[0]!;
