@@ -79,7 +79,7 @@ const title = (boat: { sailNumber: string; boatName: string }) => `${boat.sailNu
 /** What XML can carry of a name: the control character dropped, CR LF read back as LF (XML's line-end handling). */
 const xmlTitle = (boat: ServedBoat) =>
   title(boat)
-    .replace(/\u0001/g, "")
+    .replaceAll("\u0001", "")
     .replace(/\r\n/g, "\n");
 
 /** The served boats in the export's order (by sail number), each with at least `minFixes` fixes. */
