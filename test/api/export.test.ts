@@ -77,10 +77,7 @@ interface ReadBack {
 
 const title = (boat: { sailNumber: string; boatName: string }) => `${boat.sailNumber} ${boat.boatName}`;
 /** What XML can carry of a name: the control character dropped, CR LF read back as LF (XML's line-end handling). */
-const xmlTitle = (boat: ServedBoat) =>
-  title(boat)
-    .replaceAll("\u0001", "")
-    .replace(/\r\n/g, "\n");
+const xmlTitle = (boat: ServedBoat) => title(boat).replaceAll("\u0001", "").replace(/\r\n/g, "\n");
 
 /** The served boats in the export's order (by sail number), each with at least `minFixes` fixes. */
 function inFileOrder(boats: ServedBoat[], minFixes = 1): ServedBoat[] {
