@@ -45,7 +45,7 @@ export function insightsCacheControl(isLive: boolean, freshUntilMs: number, nowM
   return `private, max-age=${maxAge}`;
 }
 
-/** A track window that never changes (it ends at least 2 minutes before the cut-off). */
+/** A track window or manoeuvres page that never changes (a track window ends at least 2 minutes before the cut-off). */
 export const IMMUTABLE_CACHE_CONTROL = "private, max-age=3600, immutable";
 /**
  * A track window reaching close to the cut-off: fixes may still arrive for it. Its answer
@@ -61,6 +61,14 @@ export const NEAR_NOW_CACHE_CONTROL = `private, max-age=${NEAR_NOW_MAX_AGE_MS / 
  * An export still reaching the cut-off is sent NEAR_NOW_CACHE_CONTROL, without an ETag.
  */
 export const EXPORT_SETTLED_CACHE_CONTROL = "private, max-age=86400, immutable";
+
+/**
+ * A race's analytics, and a manoeuvres page that may still change: computed once per
+ * race per 2 s, as live is (the contract's "shared server-side read of 2 seconds per
+ * race"), and what a client may keep. A settled manoeuvres page is IMMUTABLE_CACHE_CONTROL.
+ */
+export const ANALYTICS_MAX_AGE_MS = 2000;
+export const ANALYTICS_CACHE_CONTROL = `private, max-age=${ANALYTICS_MAX_AGE_MS / 1000}`;
 
 /** Errors, tokens and streams are never cached. */
 export const NO_STORE = "no-store";

@@ -6,6 +6,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { RaceAnalyticsService } from "../../gen/racing/v1/race_analytics_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
@@ -24,6 +25,8 @@ export interface CallPolicy {
 }
 
 const RACE_TRACKING: readonly ErrorCode[] = ["RACE_NOT_FOUND", "TRACKING_NOT_SHARED"];
+/** A read of one start group: its id, and a window's times, may be wrong, or not of the race. */
+const GROUP_TRACKING: readonly ErrorCode[] = ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND"];
 
 // The bucket is not a column: the rate-limit policy assigns it by the call's scope.
 const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
@@ -33,11 +36,12 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
   [LiveInsightsService.method.getLiveInsights, { scope: "tracking:read", errors: RACE_TRACKING }],
   [RaceLiveService.method.watchRaceLive, { scope: "tracking:read", errors: RACE_TRACKING }],
   [LiveInsightsService.method.watchLiveInsights, { scope: "tracking:read", errors: RACE_TRACKING }],
-  [TrackService.method.getTrackPage, { scope: "tracking:read", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND"] }],
-  [
-    TrackService.method.exportTrack,
-    { scope: "tracking:read", errors: ["API_PARAM_INVALID", ...RACE_TRACKING, "START_GROUP_NOT_FOUND", "ENTRY_NOT_FOUND"] },
-  ],
+  [TrackService.method.getTrackPage, { scope: "tracking:read", errors: GROUP_TRACKING }],
+  ...RaceAnalyticsService.methods.map((method): [DescMethod, Omit<CallPolicy, "bucket">] => [
+    method,
+    { scope: "tracking:read", errors: GROUP_TRACKING },
+  ]),
+  [TrackService.method.exportTrack, { scope: "tracking:read", errors: [...GROUP_TRACKING, "ENTRY_NOT_FOUND"] }],
   [ResultsService.method.getEventResults, { scope: "results:read", errors: ["EVENT_NOT_FOUND"] }],
   [ResultsService.method.getRaceResults, { scope: "results:read", errors: ["RACE_NOT_FOUND"] }],
   [ScopeService.method.listScopes, { scope: null, errors: [] }],

@@ -7,6 +7,7 @@ import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { IngestService } from "../../gen/racing/v1/ingest_pb.js";
 import { LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { RaceAnalyticsService } from "../../gen/racing/v1/race_analytics_pb.js";
 import { RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
@@ -22,6 +23,7 @@ export const racingServices: readonly DescService[] = [
   RaceLiveService,
   LiveInsightsService,
   TrackService,
+  RaceAnalyticsService,
   EventService,
   ResultsService,
   ScopeService,
@@ -44,6 +46,7 @@ export interface Services {
   raceLive: ServiceImpl<typeof RaceLiveService>;
   liveInsights: ServiceImpl<typeof LiveInsightsService>;
   track: ServiceImpl<typeof TrackService>;
+  analytics: ServiceImpl<typeof RaceAnalyticsService>;
   results: ServiceImpl<typeof ResultsService>;
   scopes: ServiceImpl<typeof ScopeService>;
   /** Not on the REST surface: gRPC, gRPC-Web and Connect only. */
@@ -62,6 +65,7 @@ export function connectRoutes({ services, openCall }: RouteDeps): (router: Conne
     router.service(RaceLiveService, services.raceLive);
     router.service(LiveInsightsService, services.liveInsights);
     router.service(TrackService, services.track);
+    router.service(RaceAnalyticsService, services.analytics);
     router.service(EventService, services.events);
     router.service(ResultsService, services.results);
     router.service(ScopeService, services.scopes);

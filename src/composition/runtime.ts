@@ -31,6 +31,7 @@ import { scopeService } from "../reads/scopes.js";
 import { trackService } from "../reads/track.js";
 import { trackExportService } from "../reads/track-export.js";
 import { EXPORTS_PER_CLIENT } from "../limits/policy.js";
+import { raceAnalyticsService } from "../reads/analytics/service.js";
 import { callOpener, type CallOpener } from "../calls/admission.js";
 import type { Pool, PoolOptions } from "../store/pool.js";
 import { primaryReads, replicaReads, type ReadPools } from "../store/read-replica.js";
@@ -132,6 +133,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       streams,
       streamTiming,
       exports: new OpenStreams(EXPORTS_PER_CLIENT, "exports"),
+      analytics,
       insights: new InsightsGenerator({
         pool,
         reads,
@@ -163,6 +165,7 @@ export function createServices(deps: ServiceDeps): Services {
     raceLive: raceLiveService(deps),
     liveInsights: liveInsightsService(deps),
     track: { ...trackService(deps), ...trackExportService(deps) },
+    analytics: raceAnalyticsService(deps),
     results: resultsService(deps),
     scopes: scopeService(deps),
     ingest: ingestService(deps),

@@ -29,6 +29,17 @@ import {
   WindSchema,
 } from "../../gen/racing/v1/race_live_pb.js";
 import { EventResultsSchema, RaceResultsSchema, ResultRowSchema, StartGroupResultsSchema } from "../../gen/racing/v1/results_pb.js";
+import {
+  AnalyticsBoatSchema,
+  BoatLegSchema,
+  CourseLegSchema,
+  GetLegsResponseSchema,
+  LastManoeuvreSchema,
+  ListManoeuvresResponseSchema,
+  ManoeuvreItemSchema,
+  PassingItemSchema,
+  RaceAnalyticsSchema,
+} from "../../gen/racing/v1/race_analytics_pb.js";
 import { ListScopesResponseSchema, ScopeGrantSchema } from "../../gen/racing/v1/scopes_pb.js";
 import { GetTrackPageResponseSchema, TrackBoatSchema } from "../../gen/racing/v1/track_pb.js";
 import { SCOPES } from "../auth/scopes.js";
@@ -54,6 +65,10 @@ const COUNT: JsonSchema = { minimum: 0 };
 /** A place, 1 = first. */
 const RANK = (description: string): JsonSchema => ({ minimum: 1, description });
 const DEGREES: JsonSchema = { minimum: 0, maximum: 359 };
+/** A bearing or course in degrees true (a double; 360 only by rounding). */
+const BEARING: JsonSchema = { minimum: 0, maximum: 360 };
+/** A distance, a duration or a speed that cannot be negative. */
+const NOT_NEGATIVE: JsonSchema = { minimum: 0 };
 const LATITUDE: JsonSchema = { minimum: -90, maximum: 90 };
 const LONGITUDE: JsonSchema = { minimum: -180, maximum: 180 };
 /** A Timestamp the message always sets: its date-time is never null. */
@@ -238,6 +253,103 @@ export const ANNOTATIONS: ReadonlyMap<DescMessage, Annotation> = new Map([
       lon: { items: LONGITUDE, description: "WGS84; index i belongs to t[i]." },
       sogKn: { items: NAN_AS_NULL, description: "Knots; null where the phone did not report it." },
       cogDeg: { items: NAN_AS_NULL, description: "Degrees; null where the phone did not report it." },
+    },
+  }),
+
+  annotate(RaceAnalyticsSchema, {
+    fields: {
+      dataAsOf: {
+        ...ALWAYS_SET,
+        description: "Now minus delaySeconds at the shared computation; nothing is computed from newer data. Also the X-Data-As-Of header.",
+      },
+      wind: { description: "The newest committee reading at or before dataAsOf, as in live; null when none (every leg is then a reach)." },
+      legs: { description: "The course in force at dataAsOf, leg by leg in sailing order, under that wind; empty when none is applied." },
+      boats: { description: "Boats with a fix in their capture window, by progressRank: unofficial, never a result." },
+    },
+  }),
+  annotate(CourseLegSchema, {
+    fields: {
+      legIndex: RANK("Leg n runs from step n to step n+1: leg 1 from the start line to the first mark."),
+      kind: { description: "Against the wind: within 45 degrees of it upwind, of its opposite downwind, otherwise reach." },
+      bearingDeg: { ...BEARING, description: "From the leg's start to its end (a line's or gate's middle), degrees true." },
+      lengthM: { ...NOT_NEGATIVE, description: "Metres, between the same points." },
+    },
+  }),
+  annotate(AnalyticsBoatSchema, {
+    fields: {
+      progressRank: RANK("1 = the leader by course progress (finished boats by finish time first). Unofficial."),
+      legIndex: { ...COUNT, description: "0 before the start; null after the finish." },
+      legKind: { description: "Null before the start and after the finish." },
+      distanceToNextMarkM: { ...NOT_NEGATIVE, description: "To the next step (a line's nearest point); null after the finish." },
+      distanceBehindLeaderM: { ...NOT_NEGATIVE, description: "The leader's course progress minus the boat's; null with no kept fix." },
+      timeBehindLeaderSeconds: {
+        ...NOT_NEGATIVE,
+        description:
+          "That distance over the boat's own 60 s VMG (finished: finish time minus the first finisher's); null when that VMG is not positive.",
+      },
+      sogKn: { ...NOT_NEGATIVE, description: "From the positions of the last 10 s, not the phone's own; null without two kept fixes." },
+      cogDeg: { ...BEARING, description: "From the same positions; null without a velocity." },
+      vmgKn: { description: "Toward the next mark: along the wind axis upwind and downwind, toward the mark on reaches (VMC)." },
+      twaDeg: { minimum: -180, maximum: 180, description: "TWD minus course over ground: negative with the wind over port." },
+      startedAtUtc: { description: "The first crossing of the start line from the pre-start side at or after the gun." },
+      finishedAtUtc: { description: "The phone-recorded finish when there is one, otherwise the finish line's crossing." },
+      fixTimeUtc: { description: "The newest fix the analytics kept, never after dataAsOf; null while none is kept." },
+      stale: { description: "Racing, and the newest fix is more than 30 s older than dataAsOf: grey it out. Never for a finished boat." },
+      ignoredFixes: { ...COUNT, description: "Fixes left out of every analytic: reaching them would need more than 50 knots." },
+      lastManoeuvre: { description: "Reported once its loss is known, 30 s after its end; null before the first." },
+    },
+  }),
+  annotate(LastManoeuvreSchema, { fields: { atUtc: ALWAYS_SET } }),
+
+  annotate(GetLegsResponseSchema, {
+    component: "RaceLegs",
+    fields: {
+      dataAsOf: { ...ALWAYS_SET, description: "As in the race analytics. Also the X-Data-As-Of header." },
+      boats: { description: "The boats of the race analytics, in its order." },
+    },
+  }),
+  annotate(BoatLegSchema, {
+    fields: {
+      legIndex: RANK("Leg n runs from passing step n to passing step n+1."),
+      startedAtUtc: ALWAYS_SET,
+      endedAtUtc: { description: "Null while the boat is on the leg." },
+      durationSeconds: { ...NOT_NEGATIVE, description: "Until endedAtUtc, or dataAsOf while on the leg." },
+      distanceSailedM: { ...NOT_NEGATIVE, description: "The leg's kept fixes joined by straight lines." },
+      avgSogKn: { ...NOT_NEGATIVE, description: "Over the time the leg's kept fixes cover; null before they cover any." },
+      avgVmgKn: { description: "Metres made along the leg's VMG axis over the same time; null as avgSogKn." },
+      tacks: COUNT,
+      gybes: COUNT,
+      rankAtEnd: RANK("By the time the leg's end was passed; null while on the leg."),
+      behindLegLeaderSeconds: { ...NOT_NEGATIVE, description: "Its end time minus the first boat's; null while on the leg." },
+    },
+  }),
+
+  annotate(ListManoeuvresResponseSchema, {
+    component: "ManoeuvresPage",
+    fields: {
+      since: { ...ALWAYS_SET, description: "The request's since, rounded up to the millisecond." },
+      until: { ...ALWAYS_SET, description: "The requested until, cut at since + 10 min and at dataAsOf; always after since." },
+      nextSince: { description: "Pass as since for the next page; null once the capture window (gun + 3 h) has closed." },
+      manoeuvres: { description: "Timed in [since, until), by time." },
+      passings: { description: "Timed in [since, until), by time." },
+    },
+  }),
+  annotate(ManoeuvreItemSchema, {
+    fields: {
+      atUtc: { ...ALWAYS_SET, description: "When the bow or stern crossed the wind; a penalty turn's start." },
+      lat: { ...LATITUDE, description: "WGS84." },
+      lon: { ...LONGITUDE, description: "WGS84." },
+      cogBeforeDeg: BEARING,
+      cogAfterDeg: BEARING,
+      durationSeconds: NOT_NEGATIVE,
+      lossM: { description: "Metres lost against sailing on at the VMG before the turn; null with no track before it." },
+    },
+  }),
+  annotate(PassingItemSchema, {
+    fields: {
+      stepIndex: RANK("The step's number in sailing order: 1 is the start line."),
+      label: { ...NAME(100), description: "e.g. Windward; null when unlabelled." },
+      atUtc: ALWAYS_SET,
     },
   }),
 

@@ -6,11 +6,13 @@
 import type { FastifyRequest } from "fastify";
 import { EventService } from "../../gen/racing/v1/event_pb.js";
 import { GetLiveInsightsResponseSchema, LiveInsightsService } from "../../gen/racing/v1/live_insights_pb.js";
+import { RaceAnalyticsSchema, RaceAnalyticsService } from "../../gen/racing/v1/race_analytics_pb.js";
 import { RaceLiveSchema, RaceLiveService } from "../../gen/racing/v1/race_live_pb.js";
 import { ResultsService } from "../../gen/racing/v1/results_pb.js";
 import { ScopeService } from "../../gen/racing/v1/scopes_pb.js";
 import { TrackService } from "../../gen/racing/v1/track_pb.js";
 import {
+  ANALYTICS_CACHE_CONTROL,
   EVENT_LIVE_CACHE_CONTROL,
   EVENTS_CACHE_CONTROL,
   EXPORT_SETTLED_CACHE_CONTROL,
@@ -25,9 +27,10 @@ import {
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/paging.js";
 import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
+import { GROUP_QUERY, groupRequest, windowQuery, windowRequest } from "./group-params.js";
+import { stringifyTrackPage, TRACK_QUERY } from "./track-json.js";
 import { trackExportRoute, type DownloadRoute } from "./download.js";
 import { EXPORTS_PER_CLIENT } from "../limits/policy.js";
-import { stringifyTrackPage, TRACK_QUERY, trackPageRequest } from "./track-json.js";
 
 const RACE_ID = {
   type: "object",
@@ -69,6 +72,13 @@ const firstLang = (query: Query) => {
   if (Array.isArray(query.lang)) query.lang = query.lang[0];
 };
 const lang = (request: FastifyRequest) => (request.query as { lang?: string }).lang ?? "";
+
+const ANALYTICS_GROUP =
+  "One start group's (startGroupId, which may be left out only when the race has one), computed from the tracks up to dataAsOf (now minus the event's delay) inside each boat's capture window; fixes that would need more than 50 knots are left out and counted per boat.";
+const MANOEUVRES_QUERY = windowQuery(
+  "Inclusive lower bound, ISO 8601 UTC, as on the track (rounded up to the millisecond). Must be before dataAsOf. To page, pass the previous nextSince.",
+  "Exclusive upper bound, after since. Default and maximum: since + 10 minutes; cut silently at dataAsOf.",
+);
 
 export const REST_ROUTES: readonly RestRoute[] = [
   restRoute({
@@ -163,13 +173,56 @@ export const REST_ROUTES: readonly RestRoute[] = [
     description: `The raw position history (about 1 Hz) of one start group in [since, until), as parallel arrays per boat. Page forward with since = nextSince until nextSince is null. A window ending at least 2 minutes before the delayed cut-off never changes: it is sent immutable, for an hour. A start group with no gun time yet has no such window: setting the gun can still fill any of its windows, so each is sent ${NEAR_NOW_CACHE_CONTROL}, however old.`,
     params: RACE_ID,
     querystring: TRACK_QUERY,
-    request: trackPageRequest,
+    request: windowRequest,
     cacheControl: {
       enum: [IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL],
       description: `${IMMUTABLE_CACHE_CONTROL} for a window ending at least 2 minutes before the delayed cut-off of a start group with a gun time; otherwise ${NEAR_NOW_CACHE_CONTROL}, also for every window of a group with no gun time yet (setting the gun can fill it).`,
     },
     dataAsOf: true,
     stringify: stringifyTrackPage,
+  }),
+  restRoute({
+    path: "/races/:raceId/analytics",
+    rpc: RaceAnalyticsService.method.getRaceAnalytics,
+    implementation: (services) => services.analytics.getRaceAnalytics,
+    tag: "Races",
+    summary: "Race analytics: order on the water, gaps, VMG",
+    description: `${ANALYTICS_GROUP} The legs of the course under the newest wind, and every boat by course progress with its leg, distance to the next mark, distance and time behind the leader, speed, course, VMG, true wind angle, start and finish times, whether it is stale and its last manoeuvre. The order is unofficial, never a result. Computed once per race every 2 seconds: poll with If-None-Match.`,
+    params: RACE_ID,
+    querystring: GROUP_QUERY,
+    request: groupRequest,
+    responseBody: "raceAnalytics",
+    cacheControl: { enum: [ANALYTICS_CACHE_CONTROL] },
+    dataAsOf: true,
+  }),
+  restRoute({
+    path: "/races/:raceId/analytics/legs",
+    rpc: RaceAnalyticsService.method.getLegs,
+    implementation: (services) => services.analytics.getLegs,
+    tag: "Races",
+    summary: "Race analytics per leg: times, speeds, tacks, ranks",
+    description: `${ANALYTICS_GROUP} Each boat's legs so far: start and end times, duration, distance sailed, average speed and VMG, tacks and gybes, and its rank and gap to the first boat at the leg's end. From the same computation as /analytics, every 2 seconds.`,
+    params: RACE_ID,
+    querystring: GROUP_QUERY,
+    request: groupRequest,
+    cacheControl: { enum: [ANALYTICS_CACHE_CONTROL] },
+    dataAsOf: true,
+  }),
+  restRoute({
+    path: "/races/:raceId/analytics/manoeuvres",
+    rpc: RaceAnalyticsService.method.listManoeuvres,
+    implementation: (services) => services.analytics.listManoeuvres,
+    tag: "Races",
+    summary: "Manoeuvres and mark passings, one page of up to 10 minutes",
+    description: `${ANALYTICS_GROUP} The tacks, gybes and penalty turns (each with its position, courses before and after, duration and loss) and the step passings timed in [since, until). Page forward with since = nextSince until nextSince is null. A manoeuvre is reported once its loss is known, 30 seconds after its end: a window ending before the moment up to which nothing can still appear or change (a few minutes before dataAsOf) never changes and is sent immutable, for an hour; a later one ${ANALYTICS_CACHE_CONTROL}.`,
+    params: RACE_ID,
+    querystring: MANOEUVRES_QUERY,
+    request: windowRequest,
+    cacheControl: {
+      enum: [IMMUTABLE_CACHE_CONTROL, ANALYTICS_CACHE_CONTROL],
+      description: `${IMMUTABLE_CACHE_CONTROL} for a settled window of a start group with a gun time; otherwise ${ANALYTICS_CACHE_CONTROL}.`,
+    },
+    dataAsOf: true,
   }),
   restRoute({
     path: "/races/:raceId/results",
@@ -210,6 +263,21 @@ export const STREAM_ROUTES: readonly StreamRoute[] = [
     eventName: "live",
     body: RaceLiveSchema,
     event: ({ event }) => (event.case === "live" ? { id: event.value.eventId, body: event.value.raceLive! } : null),
+  }),
+  streamRoute({
+    path: "/races/:raceId/analytics/stream",
+    rpc: RaceAnalyticsService.method.watchRaceAnalytics,
+    implementation: (services) => services.analytics.watchRaceAnalytics,
+    tag: "Races",
+    summary: "Race analytics, pushed: a stream of analytics states",
+    description:
+      "The start group's analytics now, then each new state as the shared computation produces it (at most every 2 seconds), instead of polling.",
+    params: RACE_ID,
+    querystring: GROUP_QUERY,
+    request: (request) => ({ ...groupRequest(request), resumeAfter: lastEventId(request) }),
+    eventName: "analytics",
+    body: RaceAnalyticsSchema,
+    event: ({ event }) => (event.case === "analytics" ? { id: event.value.eventId, body: event.value.raceAnalytics! } : null),
   }),
   streamRoute({
     path: "/races/:raceId/live/insights/stream",

@@ -150,8 +150,10 @@ function annotated(schema: JsonSchema, annotation: JsonSchema | undefined): Json
   return { ...schema, ...keywords, ...(items ? { items: { ...(schema.items as JsonSchema), ...(items as JsonSchema) } } : {}) };
 }
 
+/** The schema or null; an enum's words take null among them, or `enum` alone would refuse it. */
 function orNull(schema: JsonSchema, nullable: boolean): JsonSchema {
-  return nullable ? { ...schema, type: [schema.type, "null"] } : schema;
+  if (!nullable) return schema;
+  return { ...schema, type: [schema.type, "null"], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
 }
 
 function isNullable(schema: JsonSchema): boolean {

@@ -34,7 +34,7 @@ import type { Pool } from "../store/pool.js";
 import { appliedCourses } from "../store/race-live.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
 import type { ServiceDeps } from "./deps.js";
-import { invalid, startGroup } from "./track.js";
+import { checkStartGroupId, invalid, startGroup } from "./request-params.js";
 
 /**
  * Fixes per read of one boat: a boat's 3 hours at 1 Hz (about 11,100) fit one page, so
@@ -67,7 +67,7 @@ async function* exportTrack(
   caller: Caller,
   context: HandlerContext,
 ): AsyncGenerator<ExportTrackResponse> {
-  if (request.startGroupId !== undefined && !isUuid(request.startGroupId)) throw invalid("startGroupId");
+  checkStartGroupId(request.startGroupId);
   const format = FORMAT_NAMES[request.format];
   if (format === undefined) throw invalid("format");
   if (request.entryId !== undefined && !isUuid(request.entryId)) throw invalid("entryId");

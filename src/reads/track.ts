@@ -8,7 +8,7 @@
 // its part before the settled edge is kept between reads, so each reads only the rows after it.
 
 import { create } from "@bufbuild/protobuf";
-import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { LRUCache } from "lru-cache";
 import {
@@ -20,7 +20,6 @@ import {
 } from "../../gen/racing/v1/track_pb.js";
 import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
-import { isUuid } from "../domain/uuid.js";
 import {
   overlap,
   readerSlackMs,
@@ -30,7 +29,6 @@ import {
   type TimeRange,
   type TrackWindow,
 } from "../domain/track-window.js";
-import { ApiError } from "../errors/api-error.js";
 import { fixesInWindow, type FixRow } from "../store/fixes.js";
 import type { Pool } from "../store/pool.js";
 import type { RaceRecord, StartGroupRecord } from "../store/races.js";
@@ -39,6 +37,7 @@ import { SharedRead } from "../caching/shared-read.js";
 import { DATA_AS_OF_HEADER, IMMUTABLE_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL, NEAR_NOW_MAX_AGE_MS } from "../caching/cache-policy.js";
 import { guarded } from "../calls/guarded.js";
 import type { ServiceDeps } from "./deps.js";
+import { checkStartGroupId, epochMs, invalid, startGroup } from "./request-params.js";
 
 /**
  * Kept windows hold at most this many fixes in all: 25 ten-minute windows of 100 boats,
@@ -49,10 +48,6 @@ import type { ServiceDeps } from "./deps.js";
 export const KEPT_POINTS = 1_500_000;
 /** A kept window is rebuilt after an hour, as a client's copy expires: `race-api import --override-settled` can change one. */
 export const KEPT_MS = 3600_000;
-
-// google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
-const MIN_SECONDS = -62_135_596_800n;
-const MAX_SECONDS = 253_402_300_799n;
 
 export function trackService(deps: ServiceDeps): Pick<ServiceImpl<typeof TrackService>, "getTrackPage"> {
   // Immutable windows as their answer messages, bounded by the fixes they hold: the same
@@ -74,7 +69,7 @@ export function trackService(deps: ServiceDeps): Pick<ServiceImpl<typeof TrackSe
   return {
     getTrackPage: guarded(deps, TrackService.method.getTrackPage, async (request, caller, context) => {
       const nowMs = Date.now();
-      if (request.startGroupId !== undefined && !isUuid(request.startGroupId)) throw invalid("startGroupId");
+      checkStartGroupId(request.startGroupId);
       const requested = requestedWindow(epochMs(request.since, "since"), epochMs(request.until, "until"));
       if (typeof requested === "string") throw invalid(requested);
 
@@ -103,33 +98,6 @@ export function trackService(deps: ServiceDeps): Pick<ServiceImpl<typeof TrackSe
       return kept.get(`${answer}/${window.sinceMs}/${window.untilMs}`, () => readPage(read, race, group, window));
     }),
   };
-}
-
-export function invalid(name: string): ApiError {
-  return new ApiError("API_PARAM_INVALID", { name });
-}
-
-/**
- * Epoch ms of a request time, rounded up to the millisecond. Fix times are whole
- * milliseconds, so [since, until) rounded up holds exactly the fixes the finer bounds hold.
- */
-function epochMs(timestamp: Timestamp | undefined, name: "since" | "until"): number | undefined {
-  if (timestamp === undefined) return undefined;
-  const { seconds, nanos } = timestamp;
-  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS || nanos < 0 || nanos > 999_999_999) throw invalid(name);
-  return Number(seconds) * 1000 + Math.ceil(nanos / 1_000_000);
-}
-
-/** The requested group; it may be left out only when the race has exactly one. */
-export function startGroup(race: RaceRecord, startGroupId: string | undefined): StartGroupRecord {
-  if (startGroupId === undefined) {
-    if (race.startGroups.length !== 1) throw invalid("startGroupId");
-    return race.startGroups[0]!;
-  }
-  const uuid = startGroupId.toLowerCase();
-  const group = race.startGroups.find((g) => g.uuid === uuid);
-  if (!group) throw new ApiError("START_GROUP_NOT_FOUND");
-  return group;
 }
 
 /**

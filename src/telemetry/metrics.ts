@@ -58,7 +58,7 @@ function sharedReadTotals(): Map<string, { hits: number; joins: number; loads: n
 
 new Counter({
   name: "race_api_shared_reads_total",
-  help: "Calls of a shared read (cache: live, race_visibility, client_state, insights, track_settled, track_near_now) by result: hit (a kept value), joined (a load already under way), miss (a new load: one read for one key).",
+  help: "Calls of a shared read (cache: live, race_visibility, client_state, insights, track_settled, track_near_now, analytics, analytics_settled) by result: hit (a kept value), joined (a load already under way), miss (a new load: one read for one key).",
   labelNames: ["cache", "result"],
   registers: [registry],
   collect() {

@@ -164,6 +164,10 @@ describe("the document", () => {
       "/api/v1/events/{eventId}/results",
       "/api/v1/oauth/token",
       "/api/v1/openapi.json",
+      "/api/v1/races/{raceId}/analytics",
+      "/api/v1/races/{raceId}/analytics/legs",
+      "/api/v1/races/{raceId}/analytics/manoeuvres",
+      "/api/v1/races/{raceId}/analytics/stream",
       "/api/v1/races/{raceId}/live",
       "/api/v1/races/{raceId}/live/insights",
       "/api/v1/races/{raceId}/live/insights/stream",
@@ -186,6 +190,8 @@ describe("the document", () => {
     const security = (path: string) => (Object.values(document.paths[path]!)[0] as unknown as { security: unknown }).security;
     expect(security("/api/v1/races/{raceId}/live")).toEqual([{ oauth2: ["tracking:read"] }]);
     expect(security("/api/v1/races/{raceId}/track")).toEqual([{ oauth2: ["tracking:read"] }]);
+    expect(security("/api/v1/races/{raceId}/analytics")).toEqual([{ oauth2: ["tracking:read"] }]);
+    expect(security("/api/v1/races/{raceId}/analytics/manoeuvres")).toEqual([{ oauth2: ["tracking:read"] }]);
     expect(security("/api/v1/events")).toEqual([{ oauth2: ["events:read"] }]);
     expect(security("/api/v1/events/{eventId}/results")).toEqual([{ oauth2: ["results:read"] }]);
     expect(security("/api/v1/scopes")).toEqual([{ oauth2: [] }]);
@@ -292,6 +298,40 @@ describe("live answers match the document", () => {
       "get",
       path,
     );
+  });
+
+  it("GET /races/{raceId}/analytics and /analytics/legs: 200 of a race in progress, 304, 400, 401, 403, 404", async () => {
+    for (const endpoint of ["analytics", "analytics/legs"]) {
+      const template = `/api/v1/races/{raceId}/${endpoint}`;
+      const path = `/api/v1/races/${liveRace}/${endpoint}`;
+      const ok = await get(path);
+      const body = (await ok.clone().json()) as { boats: unknown[] };
+      expect(body.boats.length).toBeGreaterThan(0);
+      await expectConforms(ok, "get", template);
+      await expectConforms(await get(path, { ...bearer(token), "if-none-match": ok.headers.get("etag")! }), "get", template);
+      await expectConforms(await get(`${path}?startGroupId=nope`), "get", template);
+      await expectConforms(await get(path, { authorization: "Bearer not-a-token" }), "get", template);
+      await expectConforms(await get(path, bearer(await tokenFor(api.url, "eventsOnly"))), "get", template);
+      await expectConforms(await get(path.replace(liveRace, UNKNOWN)), "get", template);
+    }
+  });
+
+  it("GET /races/{raceId}/analytics/manoeuvres: 200 settled and near now, 400 naming the parameter, 404 for a group not in the race", async () => {
+    const template = "/api/v1/races/{raceId}/analytics/manoeuvres";
+    const path = (since: number) =>
+      `/api/v1/races/${liveRace}/analytics/manoeuvres?startGroupId=${liveGroup}&since=${new Date(since).toISOString()}`;
+    const settled = await get(path(liveGun));
+    const body = (await settled.clone().json()) as { manoeuvres: unknown[]; passings: unknown[] };
+    expect(body.manoeuvres.length + body.passings.length).toBeGreaterThan(0);
+    await expectConforms(settled, "get", template);
+    await expectConforms(await get(path(Date.now() - 3 * MINUTE)), "get", template);
+    await expectConforms(await get(path(liveGun).replace("since=", "since=x")), "get", template);
+    await expectConforms(await get(path(liveGun).replace(liveGroup, UNKNOWN)), "get", template);
+  });
+
+  it("GET /races/{raceId}/analytics/stream: 200 with events holding the documented data, 404", async () => {
+    await expectStreamConforms(`${api.url}/api/v1/races/${liveRace}/analytics/stream`, "/api/v1/races/{raceId}/analytics/stream");
+    await expectConforms(await get(`/api/v1/races/${UNKNOWN}/analytics/stream`), "get", "/api/v1/races/{raceId}/analytics/stream");
   });
 
   it("GET /races/{raceId}/results: 200 and 403 without results:read", async () => {

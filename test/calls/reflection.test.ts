@@ -18,6 +18,7 @@ const RACING_SERVICES = [
   "racing.v1.EventService",
   "racing.v1.IngestService",
   "racing.v1.LiveInsightsService",
+  "racing.v1.RaceAnalyticsService",
   "racing.v1.RaceLiveService",
   "racing.v1.ResultsService",
   "racing.v1.ScopeService",

@@ -85,16 +85,16 @@ describe("the insights", () => {
           {
             kind: CourseStepKind.START,
             marks: [
-              { key: "pin", lat: 50.69, lon: -1.31 },
-              { key: "boat", lat: 50.69, lon: -1.29 },
+              { key: "pin", lat: 50.7005, lon: -1.31 },
+              { key: "boat", lat: 50.7005, lon: -1.29 },
             ],
           },
           { kind: CourseStepKind.MARK, label: "Windward", marks: [{ key: "W", ...mark }] },
           {
             kind: CourseStepKind.FINISH,
             marks: [
-              { key: "f1", lat: 50.69, lon: -1.31 },
-              { key: "f2", lat: 50.69, lon: -1.29 },
+              { key: "f1", lat: 50.71, lon: -1.31 },
+              { key: "f2", lat: 50.71, lon: -1.29 },
             ],
           },
         ],
@@ -110,7 +110,9 @@ describe("the insights", () => {
       { raceId: IDS.race, startGroupId: IDS.group, twd: 15, measuredAtUtc: timestamp(nowMs - 30_000) },
       { headers: writer },
     );
-    // Boat B sails north from 50.7 at 0.0001 degrees a second: within 50 m of W after about 26 s.
+    // Boat B sails north from 50.7 at 0.0001 degrees a second: over the start line after 5 s
+    // (a rounding is a step passing: steps are passed in order), within 50 m of W after
+    // about 26 s, then on toward the finish line to the north.
     const fixes = await client.appendFixes(
       { raceId: IDS.race, startGroupId: IDS.group, boats: [boatFixes(IDS.b, nowMs - 80_000, 40)] },
       { headers: writer },

@@ -23,7 +23,10 @@ export interface InProcessApi {
   /** A token of the client `useInProcessApi` was given; "" when none. */
   token: string;
   /** A REST call through `inject`, answered as a fetch Response. */
-  fetch(path: string, init?: { method?: "GET" | "POST" | "HEAD"; headers?: Record<string, string>; body?: string }): Promise<Response>;
+  fetch(
+    path: string,
+    init?: { method?: "GET" | "POST" | "HEAD" | "OPTIONS"; headers?: Record<string, string>; body?: string },
+  ): Promise<Response>;
   /** A fresh token of `clientId`, from the token endpoint through `inject`. */
   tokenFor(clientId: string, scope?: string): Promise<string>;
   /** A client of `service` over Connect's in-memory transport; calls come from `address`. */

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Fix } from "../../../src/domain/analytics/kinematics.js";
-import { type Manoeuvre, ManoeuvreDetector } from "../../../src/domain/analytics/manoeuvres.js";
+import {
+  HEADING_SPAN_MS,
+  LONGEST_TURN_MS,
+  LOSS_WINDOW_MS,
+  type Manoeuvre,
+  ManoeuvreDetector,
+} from "../../../src/domain/analytics/manoeuvres.js";
 import { haversineDistanceM } from "../../../src/domain/geo.js";
 import { origin, sail, trackThrough, withNoise } from "./tracks.js";
 
@@ -92,6 +98,22 @@ describe("ManoeuvreDetector", () => {
       [1800, 0, 0],
     ]);
     for (let seed = 1; seed <= 5; seed++) expect(detect(withNoise(anchored, 5, seed))).toEqual([]);
+  });
+
+  it("holds a few minutes of fixes for a boat stopped for an hour after sailing steadily, not the hour", () => {
+    const detector = new ManoeuvreDetector();
+    const stopped = sail(45, [
+      { seconds: 120, speedKn: 6 },
+      { seconds: 3600, speedKn: 0 },
+    ]);
+    let most = 0;
+    for (const fix of stopped) {
+      detector.consume(fix, NORTHERLY);
+      most = Math.max(most, detector.heldFixes);
+    }
+    // The longest turn, its loss window and two heading spans: about 3 min 40 s of 1 Hz fixes.
+    expect(most).toBeLessThan((LONGEST_TURN_MS + LOSS_WINDOW_MS + 4 * HEADING_SPAN_MS) / 1000);
+    expect(stopped.length).toBeGreaterThan(3600);
   });
 
   it("still finds tacks and gybes through 3 m of GPS noise", () => {
