@@ -56,6 +56,13 @@ export const NEAR_NOW_MAX_AGE_MS = 2000;
 export const NEAR_NOW_CACHE_CONTROL = `private, max-age=${NEAR_NOW_MAX_AGE_MS / 1000}`;
 
 /**
+ * An export of a start group whose capture window has settled: the same file for ever
+ * (its ETag is known from the request before a fix is read), so a client keeps it a day.
+ * An export still reaching the cut-off is sent NEAR_NOW_CACHE_CONTROL, without an ETag.
+ */
+export const EXPORT_SETTLED_CACHE_CONTROL = "private, max-age=86400, immutable";
+
+/**
  * A race's analytics, and a manoeuvres page that may still change: computed once per
  * race per 2 s, as live is (the contract's "shared server-side read of 2 seconds per
  * race"), and what a client may keep. A settled manoeuvres page is IMMUTABLE_CACHE_CONTROL.

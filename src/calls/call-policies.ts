@@ -41,6 +41,7 @@ const TABLE: Array<[DescMethod, Omit<CallPolicy, "bucket">]> = [
     method,
     { scope: "tracking:read", errors: GROUP_TRACKING },
   ]),
+  [TrackService.method.exportTrack, { scope: "tracking:read", errors: [...GROUP_TRACKING, "ENTRY_NOT_FOUND"] }],
   [ResultsService.method.getEventResults, { scope: "results:read", errors: ["EVENT_NOT_FOUND"] }],
   [ResultsService.method.getRaceResults, { scope: "results:read", errors: ["RACE_NOT_FOUND"] }],
   [ScopeService.method.listScopes, { scope: null, errors: [] }],

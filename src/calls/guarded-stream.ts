@@ -24,13 +24,17 @@ export class OpenStreams {
   private readonly open = new Set<Subscription<unknown>>();
   private readonly onShutdown = new Set<() => void>();
 
-  constructor(readonly maxPerClient: number) {}
+  /** `refusedAs`: the rate_limited metric's bucket label of a refusal. */
+  constructor(
+    readonly maxPerClient: number,
+    private readonly refusedAs = "streams",
+  ) {}
 
   /** Takes one of the client's stream slots; RATE_LIMIT_EXCEEDED when all are in use. */
   take(clientId: string): () => void {
     const count = this.perClient.get(clientId) ?? 0;
     if (count >= this.maxPerClient) {
-      rateLimited.inc({ bucket: "streams" });
+      rateLimited.inc({ bucket: this.refusedAs });
       throw new ApiError("RATE_LIMIT_EXCEEDED");
     }
     this.perClient.set(clientId, count + 1);
@@ -87,6 +91,38 @@ export async function* admittedMessages<I>(
   const policy = callPolicy(method);
   await openingAdmission(deps, policy, context);
   for await (const message of messages) yield { message, caller: await admit(deps, policy, context) };
+}
+
+/** Produces a server-streaming call's messages for an admitted caller. */
+export type DownloadHandler<I, O> = (request: I, caller: Caller, context: HandlerContext) => AsyncGenerator<O>;
+
+/**
+ * A server-streaming handler that produces its own messages (an export's file) under
+ * its call policy: admitted when it opens (one charge), holding one of the client's
+ * `slots` until it ends however it ends (done, failed, or the client gone), its errors
+ * on the one error path.
+ */
+export function guardedDownload<I, O>(
+  deps: GuardedDeps,
+  method: DescMethod,
+  slots: OpenStreams,
+  handler: DownloadHandler<I, O>,
+): (request: I, context: HandlerContext) => AsyncGenerator<O> {
+  const policy = callPolicy(method);
+  return async function* (request, context) {
+    const trace = context.values.get(traceId);
+    context.responseHeader.set(TRACE_ID_HEADER, trace);
+    let release = () => {};
+    try {
+      const caller = await openingAdmission(deps, policy, context);
+      release = slots.take(caller.clientId);
+      yield* handler(request, caller, context);
+    } catch (error) {
+      throw rpcError(error, trace, deps.logger, method.name);
+    } finally {
+      release();
+    }
+  };
 }
 
 /** Opens the stream for an authorised caller: checks what the call itself needs (the race) and subscribes. */

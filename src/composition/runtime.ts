@@ -29,6 +29,8 @@ import { raceLiveService } from "../reads/race-live.js";
 import { resultsService } from "../reads/results.js";
 import { scopeService } from "../reads/scopes.js";
 import { trackService } from "../reads/track.js";
+import { trackExportService } from "../reads/track-export.js";
+import { EXPORTS_PER_CLIENT } from "../limits/policy.js";
 import { raceAnalyticsService } from "../reads/analytics/service.js";
 import { callOpener, type CallOpener } from "../calls/admission.js";
 import type { Pool, PoolOptions } from "../store/pool.js";
@@ -130,6 +132,7 @@ export async function createRuntime(config: RuntimeConfig, pool: Pool, logger: L
       races: new RaceDirectory(reads),
       streams,
       streamTiming,
+      exports: new OpenStreams(EXPORTS_PER_CLIENT, "exports"),
       analytics,
       insights: new InsightsGenerator({
         pool,
@@ -161,7 +164,7 @@ export function createServices(deps: ServiceDeps): Services {
     events: eventService(deps),
     raceLive: raceLiveService(deps),
     liveInsights: liveInsightsService(deps),
-    track: trackService(deps),
+    track: { ...trackService(deps), ...trackExportService(deps) },
     analytics: raceAnalyticsService(deps),
     results: resultsService(deps),
     scopes: scopeService(deps),

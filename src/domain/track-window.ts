@@ -2,7 +2,7 @@
 // their cuts), what the next page starts at and when a window can never change. Which
 // fixes a page serves is the capture window (race-time.ts). Pure: times are epoch ms.
 
-import { CAPTURE_AFTER_GUN_MS, type CaptureWindow } from "./race-time.js";
+import { CAPTURE_AFTER_GUN_MS, captureWindow, type CaptureWindow } from "./race-time.js";
 
 /** Default and longest span of one page. */
 export const TRACK_WINDOW_MAX_MS = 10 * 60_000;
@@ -57,6 +57,20 @@ export function trackWindow(requested: RequestedWindow, cutoffMs: number, gunMs:
     nextSinceMs: closed ? null : untilMs,
     immutable: gunMs !== null && untilMs <= settledEdge(cutoffMs) - slackMs,
   };
+}
+
+/**
+ * The window an export of a start group reads: its whole capture window (gun - 5 min
+ * to gun + 3 h) as one page, cut at the cut-off, immutable by the same rule as a page
+ * (once gun + 3 h lies before the settled edge), so it serves exactly the fixes of the
+ * group's pages together. Null while the group has no gun, or before its capture
+ * window opens at the cut-off: there is nothing to serve yet.
+ */
+export function exportWindow(gunMs: number | null, cutoffMs: number, slackMs = 0): TrackWindow | null {
+  const capture = captureWindow(gunMs);
+  if (capture === null || capture.fromMs >= cutoffMs) return null;
+  const window = trackWindow({ sinceMs: capture.fromMs, untilMs: capture.untilMs }, cutoffMs, gunMs, slackMs);
+  return typeof window === "string" ? null : window;
 }
 
 /**

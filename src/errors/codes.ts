@@ -137,6 +137,12 @@ export const ERROR_CODES = {
     when: "Track: the start group id is well-formed but not a start group of this race.",
     remedy: "Use a start group id from the race live answer.",
   },
+  ENTRY_NOT_FOUND: {
+    status: 404,
+    params: [],
+    when: "Track export: the entry id is well-formed but not a boat the start group shows (an entry of the group, approved, with a phone).",
+    remedy: "Use an entryId from the race live answer or a track page of the same start group, or leave entryId out to export every boat.",
+  },
   TRACKING_NOT_SHARED: {
     status: 404,
     params: [],

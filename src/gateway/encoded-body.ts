@@ -3,8 +3,9 @@
 // window) costs a few map look-ups per request however many clients ask for it.
 
 import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
-import { strongEtag } from "./http-cache.js";
+import type { Transform } from "node:stream";
+import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from "node:zlib";
+import { strongEtag } from "../caching/validators.js";
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -124,4 +125,9 @@ function compress(body: Buffer, encoding: Exclude<Encoding, "identity">): Promis
   return encoding === "br"
     ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: large ? 1 : 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
     : gzipAsync(body, { level: large ? 1 : 6 });
+}
+
+/** A compressing stream at the large-body settings, for a body streamed as it is made (an export: megabytes). */
+export function compressingStream(encoding: Exclude<Encoding, "identity">): Transform {
+  return encoding === "br" ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }) : createGzip({ level: 1 });
 }

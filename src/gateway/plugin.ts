@@ -23,12 +23,15 @@ import type { CallOpener } from "../calls/admission.js";
 import { inRpcSpan } from "../calls/guarded.js";
 import { drainRequest } from "../calls/unread-bodies.js";
 import { chooseEncoding, encodedBody, type EncodedBody, type Representation } from "./encoded-body.js";
-import { matchesIfNoneMatch } from "./http-cache.js";
+import { matchesIfNoneMatch } from "../caching/validators.js";
 import { problemJson, problemOf, sendProblem, type Problem } from "./problem.js";
 import { restCallContext, type Query, type RestCallContext, type RestRoute } from "./rpc-call.js";
 import { OPENAPI_ROUTE_SCHEMA, TOKEN_ROUTE_SCHEMA } from "./route-schemas.js";
-import { REST_ROUTES, STREAM_ROUTES } from "./rest-routes.js";
+import { DOWNLOAD_ROUTES, REST_ROUTES, STREAM_ROUTES } from "./rest-routes.js";
+import { fileHeaders, writeDownload, type DownloadRoute } from "./download.js";
 import { STREAM_HEADERS, writeStream, type StreamRoute } from "./sse.js";
+import { recordRestStreamEnd } from "../telemetry/request-metrics.js";
+import type { ExportTrackResponse } from "../../gen/racing/v1/track_pb.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -96,6 +99,8 @@ export function gateway(deps: GatewayDeps) {
     for (const route of REST_ROUTES) api.get(route.path, routeOptions(route), (request, reply) => serve(deps, route, request, reply));
     for (const route of STREAM_ROUTES)
       api.get(route.path, routeOptions(route), (request, reply) => serveStream(deps, route, request, reply));
+    for (const route of DOWNLOAD_ROUTES)
+      api.get(route.path, routeOptions(route), (request, reply) => serveDownload(deps, route, request, reply));
 
     // CORS preflights (OPTIONS): a page asks whether it may send its token. The answer
     // carries no token, so the policy answers for the origin alone (auth/origins.ts).
@@ -103,7 +108,7 @@ export function gateway(deps: GatewayDeps) {
       ["/oauth/token", "POST"],
       ["/openapi.json", "GET, HEAD"],
     ]);
-    for (const route of [...REST_ROUTES, ...STREAM_ROUTES]) methods.set(route.path, "GET, HEAD");
+    for (const route of [...REST_ROUTES, ...STREAM_ROUTES, ...DOWNLOAD_ROUTES]) methods.set(route.path, "GET, HEAD");
     for (const [path, allowed] of methods) api.options(path, (request, reply) => answerOptions(deps, allowed, request, reply));
     api.addHook("onSend", (request, reply, payload, done) => {
       reply.header("vary", withOrigin(reply.getHeader("vary")));
@@ -254,6 +259,52 @@ async function serveStream(deps: GatewayDeps, route: StreamRoute, request: Fasti
       return problemJson(deps.errorsUrl, { code, params, traceId: trace });
     },
   });
+}
+
+/**
+ * A file streamed by its RPC. Until the file's first message the call can still fail
+ * like a unary one (guard, race, group, entry, export cap): then it is a problem+json
+ * answer. A not_modified message is 304; HEAD gets the head GET would start with.
+ */
+async function serveDownload(deps: GatewayDeps, route: DownloadRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const clientLeft = new AbortController();
+  reply.raw.once("close", () => clientLeft.abort());
+  const context = restCallContext(route.rpc, request, deps.resolveAddress, clientLeft.signal);
+  const messages = route.open(deps.services, request, context);
+  let first: IteratorResult<ExportTrackResponse>;
+  try {
+    first = await messages.next();
+  } catch (error) {
+    await sendProblem(reply, deps.errorsUrl, callProblem(error, context, deps.logger));
+    return;
+  }
+  const headers = context.responseHeader.record;
+  if (first.done || first.value.notModified || request.method === "HEAD") {
+    await messages.return?.();
+    if (first.done) throw new Error(`${route.rpc.name} ended without a message`);
+    if (first.value.notModified) return void reply.code(304).headers(headers).send();
+    return void reply.headers({ ...headers, ...fileHeaders(first.value), vary: "Accept-Encoding" }).send();
+  }
+  const encoding = chooseEncoding(request.headers["accept-encoding"], Number.POSITIVE_INFINITY);
+  // The file writes its own head (no onSend hook runs): the call's headers, its CORS grant among them.
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    ...headers,
+    ...fileHeaders(first.value),
+    ...(encoding === "identity" ? {} : { "content-encoding": encoding }),
+    vary: "Accept-Encoding, Origin",
+  });
+  let failure: unknown;
+  try {
+    await writeDownload(reply.raw, messages, encoding);
+  } catch (error) {
+    failure = error;
+    // A client gone is no failure of ours; anything else is logged as every call's failure is.
+    if (!clientLeft.signal.aborted) callProblem(error, context, deps.logger);
+    reply.raw.destroy();
+  } finally {
+    recordRestStreamEnd(request, failure);
+  }
 }
 
 /** OPTIONS: a CORS preflight's answer from the policy, or the methods of the path. */

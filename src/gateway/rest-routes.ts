@@ -15,6 +15,7 @@ import {
   ANALYTICS_CACHE_CONTROL,
   EVENT_LIVE_CACHE_CONTROL,
   EVENTS_CACHE_CONTROL,
+  EXPORT_SETTLED_CACHE_CONTROL,
   IMMUTABLE_CACHE_CONTROL,
   INSIGHTS_CACHE_CONTROL_PATTERN,
   INSIGHTS_MAX_AGE_S,
@@ -28,6 +29,8 @@ import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
 import { GROUP_QUERY, groupRequest, windowQuery, windowRequest } from "./group-params.js";
 import { stringifyTrackPage, TRACK_QUERY } from "./track-json.js";
+import { trackExportRoute, type DownloadRoute } from "./download.js";
+import { EXPORTS_PER_CLIENT } from "../limits/policy.js";
 
 const RACE_ID = {
   type: "object",
@@ -290,5 +293,19 @@ export const STREAM_ROUTES: readonly StreamRoute[] = [
     eventName: "insights",
     body: GetLiveInsightsResponseSchema,
     event: ({ event }) => (event.case === "insights" ? { id: event.value.eventId, body: event.value.answer! } : null),
+  }),
+];
+
+/** Files streamed by a server-streaming RPC (download.ts). */
+export const DOWNLOAD_ROUTES: readonly DownloadRoute[] = [
+  trackExportRoute({
+    tag: "Races",
+    summary: "Track export: a start group's whole track as a GPX, KML, GeoJSON or CSV file",
+    description: `Every fix the track pages of the start group serve (its capture window, gun - 5 minutes to gun + 3 hours or a boat's own finish, cut at the delayed cut-off), all boats or one entry, in one file a browser link downloads. GPX 1.1: a trk per boat named by sail number and boat name, speed (m/s) and course (degrees) in Garmin's TrackPointExtension v2, the course's marks as wpt. KML 2.2: a gx:Track per boat (Google Earth animates it), the marks as placemarks. GeoJSON (RFC 7946): a LineString feature per boat with properties coordTimes, sogKn and cogDeg (index-aligned with its coordinates; null where not reported), the marks as Point features. CSV (RFC 4180): a header row, then a row per fix (entryId, sailNumber, boatName, timeUtc, lat, lon, sogKn, cogDeg); a speed or course not reported is an empty cell. The marks are those of the course in force at the file's end. Streamed as it is read and compressed (br, gzip) when Accept-Encoding takes it. Opening counts as one call against the tracking bucket; a client runs at most ${EXPORTS_PER_CLIENT} exports at once per server (429 RATE_LIMIT_EXCEEDED beyond). A failure after the file has begun ends the connection without the file's end, so it is never mistaken for a whole file.`,
+    params: RACE_ID,
+    cacheControl: {
+      enum: [EXPORT_SETTLED_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL],
+      description: `${EXPORT_SETTLED_CACHE_CONTROL} (with an ETag) once the start group's capture window closed at least 2 minutes before the delayed cut-off: the file never changes; otherwise ${NEAR_NOW_CACHE_CONTROL}, without an ETag.`,
+    },
   }),
 ];

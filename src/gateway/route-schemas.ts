@@ -169,6 +169,73 @@ Scope: ${policy.scope}.`,
   };
 }
 
+export interface DownloadRouteDocs {
+  rpc: DescMethod;
+  summary: string;
+  description: string;
+  tag: string;
+  params: JsonSchema;
+  querystring: JsonSchema;
+  /** The media types the file may have, with their parameters. */
+  mediaTypes: readonly string[];
+  /** The Cache-Control values the call sends. */
+  cacheControl: JsonSchema;
+}
+
+/** A file streamed by a server-streaming RPC (download.ts): 200 with the file once the call is accepted, problem+json before. */
+export function downloadRouteSchema(route: DownloadRouteDocs): FastifySchema {
+  const policy = callPolicy(route.rpc);
+  const freshness: Record<string, JsonSchema> = {
+    ETag: header(
+      "Weak validator, on a settled export only (see Cache-Control); known before anything is read: send it back as If-None-Match for a 304.",
+      { maxLength: 40 },
+      false,
+    ),
+    "Cache-Control": header(
+      ["Private: answers are reached with a bearer token.", route.cacheControl.description].filter(Boolean).join(" "),
+      route.cacheControl,
+    ),
+    "X-Data-As-Of": header("The delayed cut-off the file was cut at: nothing in it is newer.", { format: "date-time", maxLength: 24 }),
+    ...RATE_LIMIT_HEADERS(true),
+    "X-Trace-Id": TRACE_ID,
+  };
+  return {
+    summary: route.summary,
+    description: `${route.description}\n\nScope: ${policy.scope}. Rate limit: the ${bucketName(policy.bucket)} bucket.`,
+    tags: [route.tag],
+    operationId: lowerFirst(route.rpc.name),
+    security: [{ [SECURITY_SCHEME]: policy.scope ? [policy.scope] : [] }],
+    params: route.params,
+    querystring: route.querystring,
+    response: {
+      200: {
+        description: "The file, streamed as it is read.",
+        headers: {
+          ...freshness,
+          "Content-Disposition": header('attachment; filename="<event>_<race>_<group>[_<sail number>].<extension>"', {
+            pattern: '^attachment; filename="[a-z0-9_.-]+"$',
+          }),
+          "Content-Encoding": header("br or gzip when the request's Accept-Encoding takes it.", { enum: ["br", "gzip"] }, false),
+          ...DATA_CORS,
+        },
+        content: Object.fromEntries(
+          route.mediaTypes.map((mediaType) => [
+            mediaType.split(";")[0]!,
+            { schema: { type: "string", format: "binary", description: `Sent as Content-Type: ${mediaType}` } },
+          ]),
+        ),
+      },
+      304: {
+        description: "Not Modified: If-None-Match named a settled export's ETag. Same validators and freshness, no body; nothing was read.",
+        type: "null",
+        headers: { ...freshness, ...DATA_CORS },
+      },
+      ...errorResponses(callErrors(policy), exampleParams(policy.scope, route.querystring)),
+      "4XX": OTHER_CLIENT_ERRORS,
+    },
+  };
+}
+
 /**
  * Replaced by `{errors_url}` in the served document (openapi.ts): the route schemas are
  * built once, before any configuration is known.

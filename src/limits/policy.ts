@@ -23,6 +23,13 @@ export const WINDOW_SECONDS = 60;
  */
 export const DEFAULT_PER_MINUTE: Readonly<Record<DataBucket, number>> = { general: 60, tracking: 120, ingest: 6000 };
 
+/**
+ * Exports a client may run at once on one instance (track export). Opening one counts
+ * as one call against its bucket, whatever its size: what it costs the database is
+ * bounded by this instead, as each export reads one boat's page at a time.
+ */
+export const EXPORTS_PER_CLIENT = 2;
+
 /** The token endpoint's limit, per client_id and per caller IP alike. */
 export const TOKEN_REQUESTS_PER_MINUTE = 20;
 

@@ -49,7 +49,7 @@ export const KEPT_POINTS = 1_500_000;
 /** A kept window is rebuilt after an hour, as a client's copy expires: `race-api import --override-settled` can change one. */
 export const KEPT_MS = 3600_000;
 
-export function trackService(deps: ServiceDeps): ServiceImpl<typeof TrackService> {
+export function trackService(deps: ServiceDeps): Pick<ServiceImpl<typeof TrackService>, "getTrackPage"> {
   // Immutable windows as their answer messages, bounded by the fixes they hold: the same
   // message object each time, so the gateway makes its bytes, ETag and compression once.
   const kept = new SharedRead<GetTrackPageResponse>({

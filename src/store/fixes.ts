@@ -107,6 +107,33 @@ export function fixesInWindowSql(boats: number): string {
   ORDER BY entry_id, t`;
 }
 
+/** One boat's fix, without the keys the caller already holds. */
+export type BoatFix = Omit<FixRow, "startGroupId" | "entryId">;
+
+/**
+ * Up to `limit` of one boat's fixes in [fromMs, untilMs), in time order: an export
+ * reads each boat a page at a time (the next from the last t + 1), one primary-key
+ * range read each, so no read holds more than a page however long the race.
+ */
+export async function boatFixesPage(
+  db: Pool | Connection,
+  startGroupId: number,
+  entryId: number,
+  fromMs: number,
+  untilMs: number,
+  limit: number,
+): Promise<BoatFix[]> {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  const [rows] = await db.execute<RowDataPacket[]>(boatFixesPageSql(limit), [startGroupId, entryId, fromMs, untilMs]);
+  return rows as BoatFix[];
+}
+
+export function boatFixesPageSql(limit: number): string {
+  // LIMIT as a literal: a placeholder there is refused by MySQL 8's prepared statements in some versions.
+  return `SELECT t, lat, lon, sog_kn AS sogKn, cog_deg AS cogDeg FROM fixes
+  WHERE start_group_id = ? AND entry_id = ? AND t >= ? AND t < ? ORDER BY t LIMIT ${limit}`;
+}
+
 /**
  * The list padded with its last id to a power of two, so a connection prepares at most
  * a handful of statement shapes (a repeated id in IN changes nothing).

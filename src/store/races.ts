@@ -25,6 +25,7 @@ export interface RaceRecord {
   event: {
     id: number;
     uuid: string;
+    name: string;
     clubId: number;
     coHostClubIds: number[];
     published: boolean;
@@ -41,7 +42,7 @@ export interface RaceRecord {
 export async function findRace(db: Pool | Connection, raceUuid: string): Promise<RaceRecord | null> {
   const [[race]] = await db.query<RowDataPacket[]>(
     `SELECT r.id, r.uuid, r.race_no, r.name, r.is_live,
-       e.id AS event_id, e.uuid AS event_uuid, e.club_id, e.published, e.legacy, e.tracking_shared, e.delay_seconds,
+       e.id AS event_id, e.uuid AS event_uuid, e.name AS event_name, e.club_id, e.published, e.legacy, e.tracking_shared, e.delay_seconds,
        (SELECT GROUP_CONCAT(h.club_id) FROM event_co_hosts h WHERE h.event_id = e.id) AS co_hosts,
        dh.delay_seconds AS held_delay_seconds, dh.until_ms AS held_until_ms
      FROM races r JOIN events e ON e.id = r.event_id LEFT JOIN event_delay_holds dh ON dh.event_id = e.id WHERE r.uuid = ?`,
@@ -61,6 +62,7 @@ export async function findRace(db: Pool | Connection, raceUuid: string): Promise
     event: {
       id: race.event_id,
       uuid: race.event_uuid,
+      name: race.event_name,
       clubId: race.club_id,
       coHostClubIds: race.co_hosts ? String(race.co_hosts).split(",").map(Number) : [],
       published: Boolean(race.published),

@@ -217,7 +217,7 @@ export const templateFallbacks = new Counter({
 // Rate limits.
 export const rateLimited = new Counter({
   name: "race_api_rate_limited_total",
-  help: "Calls refused with 429 RATE_LIMIT_EXCEEDED, by bucket: tracking, general, ingest, token-client, token-ip, streams (the per-client stream cap).",
+  help: "Calls refused with 429 RATE_LIMIT_EXCEEDED, by bucket: tracking, general, ingest, token-client, token-ip, streams (the per-client stream cap), exports (the per-client export cap).",
   labelNames: ["bucket"],
   registers: [registry],
 });

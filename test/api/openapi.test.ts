@@ -115,6 +115,15 @@ async function expectConforms(response: Response, method: string, path: string):
   checked.add(`${method.toUpperCase()} ${path} ${status}`);
 }
 
+/** Checks a downloaded file's answer (headers, documented media type) against the document, and records it as checked. */
+async function expectFileConforms(response: Response, path: string): Promise<void> {
+  const documented = documentedAnswer(response, "get", path);
+  const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
+  expect(documented.content?.[mediaType], `${path} 200 is documented as ${mediaType}`).toBeDefined();
+  expect((await response.text()).length).toBeGreaterThan(0);
+  checked.add(`GET ${path} ${response.status}`);
+}
+
 /** Opens a stream, checks its answer and first event's data against the document, and closes it. */
 async function expectStreamConforms(url: string, path: string): Promise<void> {
   const stream = await openSse(url, bearer(token));
@@ -165,6 +174,7 @@ describe("the document", () => {
       "/api/v1/races/{raceId}/live/stream",
       "/api/v1/races/{raceId}/results",
       "/api/v1/races/{raceId}/track",
+      "/api/v1/races/{raceId}/track/export",
       "/api/v1/scopes",
     ]);
     expect(document).toMatchObject({
@@ -273,6 +283,21 @@ describe("live answers match the document", () => {
     await expectConforms(ok, "get", "/api/v1/races/{raceId}/track");
     await expectConforms(await get(path.replace(since, "yesterday")), "get", "/api/v1/races/{raceId}/track");
     await expectConforms(await get(path.replace(liveGroup, UNKNOWN)), "get", "/api/v1/races/{raceId}/track");
+  });
+
+  it("GET /races/{raceId}/track/export: 200 in each format, 400 naming the parameter, 404 for an entry not in the group", async () => {
+    const path = "/api/v1/races/{raceId}/track/export";
+    for (const format of ["gpx", "kml", "geojson", "csv"]) {
+      const ok = await get(`/api/v1/races/${liveRace}/track/export?startGroupId=${liveGroup}&format=${format}`);
+      expect(ok.status).toBe(200);
+      await expectFileConforms(ok, path);
+    }
+    await expectConforms(await get(`/api/v1/races/${liveRace}/track/export?startGroupId=${liveGroup}&format=pdf`), "get", path);
+    await expectConforms(
+      await get(`/api/v1/races/${liveRace}/track/export?startGroupId=${liveGroup}&format=gpx&entryId=${UNKNOWN}`),
+      "get",
+      path,
+    );
   });
 
   it("GET /races/{raceId}/analytics and /analytics/legs: 200 of a race in progress, 304, 400, 401, 403, 404", async () => {

@@ -9,8 +9,8 @@
 // @generated from file racing/v1/track.proto (package racing.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/track.proto.
  */
 export const file_racing_v1_track: GenFile = /*@__PURE__*/
-  fileDesc("ChVyYWNpbmcvdjEvdHJhY2sucHJvdG8SCXJhY2luZy52MSKsAQoTR2V0VHJhY2tQYWdlUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhsKDnN0YXJ0X2dyb3VwX2lkGAIgASgJSACIAQESKQoFc2luY2UYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIRCg9fc3RhcnRfZ3JvdXBfaWQigQIKFEdldFRyYWNrUGFnZVJlc3BvbnNlEg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSKQoFc2luY2UYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpuZXh0X3NpbmNlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxheV9zZWNvbmRzGAYgASgFEiMKBWJvYXRzGAcgAygLMhQucmFjaW5nLnYxLlRyYWNrQm9hdCKLAQoJVHJhY2tCb2F0EhAKCGVudHJ5X2lkGAEgASgJEhMKC3NhaWxfbnVtYmVyGAIgASgJEhEKCWJvYXRfbmFtZRgDIAEoCRIJCgF0GAQgAygDEgsKA2xhdBgFIAMoARILCgNsb24YBiADKAESDgoGc29nX2tuGAcgAygBEg8KB2NvZ19kZWcYCCADKAEyXwoMVHJhY2tTZXJ2aWNlEk8KDEdldFRyYWNrUGFnZRIeLnJhY2luZy52MS5HZXRUcmFja1BhZ2VSZXF1ZXN0Gh8ucmFjaW5nLnYxLkdldFRyYWNrUGFnZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChVyYWNpbmcvdjEvdHJhY2sucHJvdG8SCXJhY2luZy52MSKsAQoTR2V0VHJhY2tQYWdlUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhsKDnN0YXJ0X2dyb3VwX2lkGAIgASgJSACIAQESKQoFc2luY2UYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIRCg9fc3RhcnRfZ3JvdXBfaWQigQIKFEdldFRyYWNrUGFnZVJlc3BvbnNlEg8KB3JhY2VfaWQYASABKAkSFgoOc3RhcnRfZ3JvdXBfaWQYAiABKAkSKQoFc2luY2UYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpuZXh0X3NpbmNlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxheV9zZWNvbmRzGAYgASgFEiMKBWJvYXRzGAcgAygLMhQucmFjaW5nLnYxLlRyYWNrQm9hdCKLAQoJVHJhY2tCb2F0EhAKCGVudHJ5X2lkGAEgASgJEhMKC3NhaWxfbnVtYmVyGAIgASgJEhEKCWJvYXRfbmFtZRgDIAEoCRIJCgF0GAQgAygDEgsKA2xhdBgFIAMoARILCgNsb24YBiADKAESDgoGc29nX2tuGAcgAygBEg8KB2NvZ19kZWcYCCADKAEiogEKEkV4cG9ydFRyYWNrUmVxdWVzdBIPCgdyYWNlX2lkGAEgASgJEhsKDnN0YXJ0X2dyb3VwX2lkGAIgASgJSACIAQESJwoGZm9ybWF0GAMgASgOMhcucmFjaW5nLnYxLkV4cG9ydEZvcm1hdBIVCghlbnRyeV9pZBgEIAEoCUgBiAEBQhEKD19zdGFydF9ncm91cF9pZEILCglfZW50cnlfaWQiYAoTRXhwb3J0VHJhY2tSZXNwb25zZRIRCglmaWxlX25hbWUYASABKAkSEgoKbWVkaWFfdHlwZRgCIAEoCRIMCgRkYXRhGAMgASgMEhQKDG5vdF9tb2RpZmllZBgEIAEoCCqNAQoMRXhwb3J0Rm9ybWF0Eh0KGUVYUE9SVF9GT1JNQVRfVU5TUEVDSUZJRUQQABIVChFFWFBPUlRfRk9STUFUX0dQWBABEhUKEUVYUE9SVF9GT1JNQVRfS01MEAISGQoVRVhQT1JUX0ZPUk1BVF9HRU9KU09OEAMSFQoRRVhQT1JUX0ZPUk1BVF9DU1YQBDKvAQoMVHJhY2tTZXJ2aWNlEk8KDEdldFRyYWNrUGFnZRIeLnJhY2luZy52MS5HZXRUcmFja1BhZ2VSZXF1ZXN0Gh8ucmFjaW5nLnYxLkdldFRyYWNrUGFnZVJlc3BvbnNlEk4KC0V4cG9ydFRyYWNrEh0ucmFjaW5nLnYxLkV4cG9ydFRyYWNrUmVxdWVzdBoeLnJhY2luZy52MS5FeHBvcnRUcmFja1Jlc3BvbnNlMAFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Request of TrackService.GetTrackPage.
@@ -225,6 +225,154 @@ export const TrackBoatSchema: GenMessage<TrackBoat> = /*@__PURE__*/
   messageDesc(file_racing_v1_track, 2);
 
 /**
+ * Request of TrackService.ExportTrack.
+ *
+ * @generated from message racing.v1.ExportTrackRequest
+ */
+export type ExportTrackRequest = Message<"racing.v1.ExportTrackRequest"> & {
+  /**
+   * UUID of the race. A malformed id is RACE_NOT_FOUND.
+   *
+   * @generated from field: string race_id = 1;
+   */
+  raceId: string;
+
+  /**
+   * UUID of the start group, as for GetTrackPage: may be unset only for a
+   * race with one start group.
+   *
+   * @generated from field: optional string start_group_id = 2;
+   */
+  startGroupId?: string | undefined;
+
+  /**
+   * The file format. Required.
+   *
+   * @generated from field: racing.v1.ExportFormat format = 3;
+   */
+  format: ExportFormat;
+
+  /**
+   * UUID of one entry of the start group to export alone; unset exports
+   * every boat. Malformed is API_PARAM_INVALID (name entryId); an id that is
+   * not a boat the group shows (approved, with a phone) is ENTRY_NOT_FOUND.
+   *
+   * @generated from field: optional string entry_id = 4;
+   */
+  entryId?: string | undefined;
+};
+
+/**
+ * Describes the message racing.v1.ExportTrackRequest.
+ * Use `create(ExportTrackRequestSchema)` to create a new message.
+ */
+export const ExportTrackRequestSchema: GenMessage<ExportTrackRequest> = /*@__PURE__*/
+  messageDesc(file_racing_v1_track, 3);
+
+/**
+ * One message of TrackService.ExportTrack's stream. The first message names
+ * the file and carries no data; each later one carries the file's next
+ * bytes. The file is the concatenation of every data. A request whose
+ * if-none-match header names the export's etag gets one message with
+ * not_modified set instead, and nothing is read.
+ *
+ * @generated from message racing.v1.ExportTrackResponse
+ */
+export type ExportTrackResponse = Message<"racing.v1.ExportTrackResponse"> & {
+  /**
+   * The file's name, e.g. "track-week_race-1_fleet-a.gpx". Set on the first
+   * message only.
+   *
+   * @generated from field: string file_name = 1;
+   */
+  fileName: string;
+
+  /**
+   * The file's media type with its parameters, e.g. "application/gpx+xml".
+   * Set on the first message only.
+   *
+   * @generated from field: string media_type = 2;
+   */
+  mediaType: string;
+
+  /**
+   * The next bytes of the file. Empty on the first message.
+   *
+   * @generated from field: bytes data = 3;
+   */
+  data: Uint8Array;
+
+  /**
+   * Set on the only message of an answer to a matching if-none-match: the
+   * file the caller holds is still the export's. REST answers 304.
+   *
+   * @generated from field: bool not_modified = 4;
+   */
+  notModified: boolean;
+};
+
+/**
+ * Describes the message racing.v1.ExportTrackResponse.
+ * Use `create(ExportTrackResponseSchema)` to create a new message.
+ */
+export const ExportTrackResponseSchema: GenMessage<ExportTrackResponse> = /*@__PURE__*/
+  messageDesc(file_racing_v1_track, 4);
+
+/**
+ * The file format of an export.
+ *
+ * @generated from enum racing.v1.ExportFormat
+ */
+export enum ExportFormat {
+  /**
+   * Unset: refused as API_PARAM_INVALID (name format).
+   *
+   * @generated from enum value: EXPORT_FORMAT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * GPX 1.1 (application/gpx+xml): a trk per boat named "sail number boat
+   * name", speed (m/s) and course (degrees) in the Garmin
+   * TrackPointExtension v2, the course's marks as wpt.
+   *
+   * @generated from enum value: EXPORT_FORMAT_GPX = 1;
+   */
+  GPX = 1,
+
+  /**
+   * KML 2.2 (application/vnd.google-earth.kml+xml): a gx:Track per boat, so
+   * Google Earth animates the race; the course's marks as placemarks.
+   *
+   * @generated from enum value: EXPORT_FORMAT_KML = 2;
+   */
+  KML = 2,
+
+  /**
+   * GeoJSON, RFC 7946 (application/geo+json): a LineString Feature per boat
+   * with its sample times in properties.coordTimes; the marks as Point
+   * Features.
+   *
+   * @generated from enum value: EXPORT_FORMAT_GEOJSON = 3;
+   */
+  GEOJSON = 3,
+
+  /**
+   * CSV, RFC 4180 (text/csv): a header row, then one row per fix; a speed or
+   * course not reported is an empty cell. No marks.
+   *
+   * @generated from enum value: EXPORT_FORMAT_CSV = 4;
+   */
+  CSV = 4,
+}
+
+/**
+ * Describes the enum racing.v1.ExportFormat.
+ */
+export const ExportFormatSchema: GenEnum<ExportFormat> = /*@__PURE__*/
+  enumDesc(file_racing_v1_track, 0);
+
+/**
  * Position history of races.
  *
  * @generated from service racing.v1.TrackService
@@ -253,6 +401,32 @@ export const TrackService: GenService<{
     methodKind: "unary";
     input: typeof GetTrackPageRequestSchema;
     output: typeof GetTrackPageResponseSchema;
+  },
+  /**
+   * Streams a start group's whole track (its capture window up to the delayed
+   * cut-off, exactly the fixes the pages of GetTrackPage serve), all boats or
+   * one entry, as a GPX, KML, GeoJSON or CSV file.
+   *
+   * REST: GET /api/v1/races/{raceId}/track/export?startGroupId=&format=&entryId=.
+   * Scope: tracking:read; the opening counts as one call against the
+   * tracking bucket, and a client may run at most 2 exports at once on an
+   * instance (RATE_LIMIT_EXCEEDED beyond). Response headers: cache-control
+   * (private, max-age=86400, immutable once the group's capture window closed
+   * at least 2 minutes before the delayed cut-off, and then a weak etag known
+   * from the request before any fix is read: see
+   * ExportTrackResponse.not_modified; otherwise private, max-age=2), and
+   * x-data-as-of.
+   * Errors (ErrorInfo.reason): API_PARAM_INVALID (INVALID_ARGUMENT; metadata
+   * name = startGroupId, format or entryId), RACE_NOT_FOUND (NOT_FOUND),
+   * START_GROUP_NOT_FOUND (NOT_FOUND), ENTRY_NOT_FOUND (NOT_FOUND),
+   * TRACKING_NOT_SHARED (NOT_FOUND), plus the common codes.
+   *
+   * @generated from rpc racing.v1.TrackService.ExportTrack
+   */
+  exportTrack: {
+    methodKind: "server_streaming";
+    input: typeof ExportTrackRequestSchema;
+    output: typeof ExportTrackResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_racing_v1_track, 0);

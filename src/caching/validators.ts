@@ -1,5 +1,6 @@
-// Validators of data answers: a strong ETag of the exact body bytes, and
-// If-None-Match (lists, `*`, weak comparison per RFC 9110 13.1.2) answered with 304.
+// Validators of data answers: a strong ETag of the exact body bytes (or, for an
+// export, of what decides its bytes), and If-None-Match (lists, `*`, weak comparison
+// per RFC 9110 13.1.2) answered with 304.
 
 import { createHash } from "node:crypto";
 
