@@ -15,8 +15,8 @@ import { type LiveRead, readLiveAt } from "./live-answer.js";
 
 /**
  * Kept settled answers hold at most this many boats in all: 2,000 moments (67 minutes
- * of a replay's 2-second grid) of a 100-boat race. Measured (bench/replay.ts): about
- * 0.5 KB a boat with the answer's JSON and SSE frame, so about 100 MB at most.
+ * of a replay's 2-second grid) of a 100-boat race. Measured (bench/replay.ts): 0.55 KiB
+ * of heap a boat, its SSE frame included, so about 110 MB at most.
  */
 export const KEPT_BOATS = 200_000;
 /** A kept answer is read again after an hour, as a client's copy expires: what it shows from the race record may have changed. */

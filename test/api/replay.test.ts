@@ -5,7 +5,7 @@
 // share one read; bad parameters are API_PARAM_INVALID naming them; HEAD and other
 // methods as on the rest of the API. No timed assertions: order and race-time spacing.
 
-import { create, toJson } from "@bufbuild/protobuf";
+import { create, type MessageInitShape, toJson } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import * as grpc from "@grpc/grpc-js";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -216,7 +216,7 @@ describe("refused replays", () => {
 });
 
 /** A WatchRaceLive call over gRPC; its messages as they come. */
-function watch(request: Partial<WatchRaceLiveRequest>): {
+function watch(request: MessageInitShape<typeof WatchRaceLiveRequestSchema>): {
   messages: WatchRaceLiveResponse[];
   call: grpc.ClientReadableStream<WatchRaceLiveResponse>;
   done: Promise<grpc.ServiceError | null>;
@@ -279,7 +279,7 @@ describe("WatchRaceLive with from and speed over gRPC", () => {
     ["a from out of Timestamp's range", { from: { $typeName: "google.protobuf.Timestamp", seconds: 10n ** 15n, nanos: 0 } }, "from"],
     ["speed without from", { from: undefined, speed: 2 }, "speed"],
   ] as const)("refuses %s with INVALID_ARGUMENT naming it", async (_, request, name) => {
-    const { done } = watch({ from: timestampFromMs(cutoffMs() - MINUTE), ...request } as Partial<WatchRaceLiveRequest>);
+    const { done } = watch({ from: timestampFromMs(cutoffMs() - MINUTE), ...request } as MessageInitShape<typeof WatchRaceLiveRequestSchema>);
     const error = await done;
     expect(error?.code).toBe(grpc.status.INVALID_ARGUMENT);
     const details = error!.metadata.get("grpc-status-details-bin")[0] as Buffer;
