@@ -10,9 +10,12 @@
 //      live read per 2 s);
 //  (d) the server process's peak memory;
 //  (e) cached live insights over REST vs the same bare route;
-//  (f) CPU time of the API's process per request of (a), (b) and (e), from
+//  (f) CPU time of the API's process per request of (a), (b), (e) and (g), from
 //      /proc/self/stat (user + system): what a change to the request path costs,
-//      however busy the shared machine is (compare runs of the same session).
+//      however busy the shared machine is (compare runs of the same session);
+//  (g) cached race analytics over REST vs cached live, rounds alternating (goal: ratio
+//      >= 0.9), and (h) the analytics refreshes while 200 clients poll them (goal: one
+//      per race per 2 s), counted as (c) counts live reads.
 //
 // Three processes: the API runs in this one (with the plain queries of (b)), the bare
 // route in a child of its own (bare-route.ts), the load generator (autocannon) in
@@ -132,21 +135,44 @@ const insightCount = ((await firstInsights.json()) as { insights: unknown[] }).i
 const insightsRuns: Load[] = [];
 for (let round = 1; round <= ROUNDS; round++) insightsRuns.push(await load(insightsUrl, 50, 5));
 
-// --- (c) SELECTs while 200 clients poll one race ---
+// --- (g) cached analytics vs cached live, alternating ---
+const analyticsUrl = `${api.httpUrl}/api/v1/races/${raceId}/analytics`;
+const firstAnalytics = await fetch(analyticsUrl, { headers: { authorization: auth } });
+if (firstAnalytics.status !== 200) throw new Error(`analytics answered ${firstAnalytics.status}: ${await firstAnalytics.text()}`);
+const analyticsBytes = (await firstAnalytics.arrayBuffer()).byteLength;
+const analyticsRuns: Load[] = [];
+const liveBesideRuns: Load[] = [];
+await load(analyticsUrl, 50, 3);
+for (let round = 1; round <= ROUNDS; round++) {
+  liveBesideRuns.push(await load(liveUrl, 50, 5));
+  analyticsRuns.push(await load(analyticsUrl, 50, 5));
+}
+
+notePeak("after (g)");
+
+// --- (c) SELECTs while 200 clients poll one race; (h) the same for its analytics ---
 const selects = async () => {
   const [[row]] = await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_select'");
   return Number(row?.Value);
 };
-await new Promise((resolve) => setTimeout(resolve, 2100)); // let the shared read expire
-const oneReadBefore = await selects();
-await fetch(liveUrl, { headers: { authorization: auth } });
-const selectsPerRead = (await selects()) - oneReadBefore; // SHOW STATUS counts as Com_show_status, not Com_select
 const pollSeconds = 10;
-const before = await selects();
-const polled = await load(liveUrl, 200, pollSeconds);
-const selectsDuringPoll = (await selects()) - before;
+/** SELECTs of one read of `target` (after its shared read expired), and reads per 2 s while 200 clients poll it. */
+async function readsWhilePolled(
+  target: string,
+): Promise<{ polled: Load; selectsPerRead: number; selectsDuringPoll: number; readsPer2s: number }> {
+  await new Promise((resolve) => setTimeout(resolve, 2100)); // let the shared read expire
+  const oneReadBefore = await selects();
+  await fetch(target, { headers: { authorization: auth } });
+  const selectsPerRead = (await selects()) - oneReadBefore; // SHOW STATUS counts as Com_show_status, not Com_select
+  const before = await selects();
+  const polled = await load(target, 200, pollSeconds);
+  const selectsDuringPoll = (await selects()) - before;
+  return { polled, selectsPerRead, selectsDuringPoll, readsPer2s: (selectsDuringPoll / selectsPerRead / pollSeconds) * 2 };
+}
+const livePolled = await readsWhilePolled(liveUrl);
+const analyticsPolled = await readsWhilePolled(analyticsUrl);
 
-notePeak("after (c)");
+notePeak("after (c) and (h)");
 
 // --- (b) an uncached track page vs the plain query of the same rows ---
 const [members] = await adminPool.query<RowDataPacket[]>(
@@ -200,7 +226,8 @@ const bareP99 = median(bareRuns.map((r) => r.p99));
 const trackMedian = median(trackTimes);
 const queryMedian = median(queryTimes);
 const ms = (seconds: number) => `${(seconds * 1000).toFixed(3)} ms`;
-const liveReadsPer2s = (selectsDuringPoll / selectsPerRead / pollSeconds) * 2;
+const analyticsRps = median(analyticsRuns.map((r) => r.rps));
+const liveBesideRps = median(liveBesideRuns.map((r) => r.rps));
 
 console.log(`
 Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString()})
@@ -210,13 +237,17 @@ Race endpoints, 100 boats, medians of ${ROUNDS} rounds (${new Date().toISOString
 (b) uncached track page     ${trackMedian.toFixed(1)} ms to the last byte for ${points} points (10 minutes, REST, identity encoding)
     plain mysql2 query      ${queryMedian.toFixed(1)} ms
     ratio page / query      ${(trackMedian / queryMedian).toFixed(2)}   (goal <= 1.2; with the client's JSON.parse ${(median(parsedTimes) / queryMedian).toFixed(2)})
-(c) 200 clients polling live for ${pollSeconds} s: ${polled.rps.toFixed(0)} req/s, ${polled.non2xx} non-2xx,
-    ${selectsDuringPoll} SELECTs = ${liveReadsPer2s.toFixed(2)} live reads per 2 s (one read = ${selectsPerRead} SELECTs; goal: 1)
+(c) 200 clients polling live for ${pollSeconds} s: ${livePolled.polled.rps.toFixed(0)} req/s, ${livePolled.polled.non2xx} non-2xx,
+    ${livePolled.selectsDuringPoll} SELECTs = ${livePolled.readsPer2s.toFixed(2)} live reads per 2 s (one read = ${livePolled.selectsPerRead} SELECTs; goal: 1)
+(g) cached analytics (REST) ${analyticsRps.toFixed(0)} req/s, p99 ${median(analyticsRuns.map((r) => r.p99))} ms (${analyticsBytes} bytes); cached live beside it ${liveBesideRps.toFixed(0)} req/s
+    ratio analytics / live  ${(analyticsRps / liveBesideRps).toFixed(2)}   (goal >= 0.9)
+(h) 200 clients polling analytics for ${pollSeconds} s: ${analyticsPolled.polled.rps.toFixed(0)} req/s, ${analyticsPolled.polled.non2xx} non-2xx,
+    ${analyticsPolled.selectsDuringPoll} SELECTs = ${analyticsPolled.readsPer2s.toFixed(2)} refreshes per 2 s (one refresh = ${analyticsPolled.selectsPerRead} SELECTs; goal: 1)
 (e) cached insights (REST)  ${median(insightsRuns.map((r) => r.rps)).toFixed(0)} req/s, p99 ${median(insightsRuns.map((r) => r.p99))} ms (${insightCount} insights; ratio to bare ${(median(insightsRuns.map((r) => r.rps)) / bareRps).toFixed(2)})
 (d) server process RSS: ${(rssBeforeLoad / 1024 / 1024).toFixed(0)} MiB before the load (it also holds the simulated race); peak ${phasePeaks.join(", ")};
     peak JS heap in use ${(peakHeap / 1024 / 1024).toFixed(0)} MiB
 (f) API process CPU per request (/proc/self/stat, 10 ms ticks): cached live ${ms(median(liveRuns.map((r) => r.cpuPerRequest)))},
-    cached insights ${ms(median(insightsRuns.map((r) => r.cpuPerRequest)))}, uncached track page ${ms(trackCpu / trackTimes.length)} (mean, with its fetch client)`);
+    cached analytics ${ms(median(analyticsRuns.map((r) => r.cpuPerRequest)))}, cached insights ${ms(median(insightsRuns.map((r) => r.cpuPerRequest)))}, uncached track page ${ms(trackCpu / trackTimes.length)} (mean, with its fetch client)`);
 
 await bare.close();
 await api.close();

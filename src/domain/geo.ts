@@ -20,6 +20,8 @@ export interface LocalOffset {
 export const EARTH_RADIUS_M = 6_371_008.8;
 
 const DEG = Math.PI / 180;
+/** Metres per degree of latitude (and of longitude on the equator). */
+const METRES_PER_DEGREE = EARTH_RADIUS_M * DEG;
 
 export function toRadians(deg: number): number {
   return deg * DEG;
@@ -50,6 +52,22 @@ export function haversineDistanceM(a: LatLon, b: LatLon): number {
   const h = s1 * s1 + Math.cos(a.lat * DEG) * Math.cos(b.lat * DEG) * s2 * s2;
   // min() guards asin against rounding just above 1 for antipodal points.
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/**
+ * Distance on the local plane, the cosine taken once at the two points' mean latitude.
+ * Within 1e-11 (relative) of haversine for the 10-50 m chords between fixes and 5e-8 at
+ * 5 km (latitude 50), for one cosine instead of haversine's four sines and cosines and
+ * an arcsine: the analytics take a few per fix, a million fixes per race.
+ */
+export function planeDistanceM(a: LatLon, b: LatLon): number {
+  const northM = (b.lat - a.lat) * METRES_PER_DEGREE;
+  let dLon = b.lon - a.lon;
+  // Across the antimeridian the short way round; the sign does not matter once squared.
+  if (dLon > 180) dLon -= 360;
+  else if (dLon < -180) dLon += 360;
+  const eastM = dLon * METRES_PER_DEGREE * Math.cos((a.lat + b.lat) * (DEG / 2));
+  return Math.sqrt(northM * northM + eastM * eastM);
 }
 
 /** Initial great-circle bearing from a to b, degrees clockwise from true north in [0, 360). */
@@ -84,8 +102,7 @@ export function normalizeLongitude(lon: number): number {
  * two factors directly to turn local metres into degrees without allocating.
  */
 export function metresPerDegree(latDeg: number): { lat: number; lon: number } {
-  const lat = EARTH_RADIUS_M * DEG;
-  return { lat, lon: lat * Math.cos(latDeg * DEG) };
+  return { lat: METRES_PER_DEGREE, lon: METRES_PER_DEGREE * Math.cos(latDeg * DEG) };
 }
 
 /**
@@ -93,15 +110,15 @@ export function metresPerDegree(latDeg: number): { lat: number; lon: number } {
  * kilometres the flat-plane error is under 0.1 %, matching haversine to about a metre.
  */
 export function offsetByMetres(origin: LatLon, eastM: number, northM: number): LatLon {
-  const scale = metresPerDegree(origin.lat);
-  return { lat: origin.lat + northM / scale.lat, lon: origin.lon + eastM / scale.lon };
+  const lonScale = METRES_PER_DEGREE * Math.cos(origin.lat * DEG);
+  return { lat: origin.lat + northM / METRES_PER_DEGREE, lon: origin.lon + eastM / lonScale };
 }
 
 /** Inverse of `offsetByMetres`: where `point` lies from `origin`, in local metres. */
 export function localOffsetM(origin: LatLon, point: LatLon): LocalOffset {
-  const scale = metresPerDegree(origin.lat);
+  const lonScale = METRES_PER_DEGREE * Math.cos(origin.lat * DEG);
   return {
-    eastM: angleDifferenceDegrees(origin.lon, point.lon) * scale.lon,
-    northM: (point.lat - origin.lat) * scale.lat,
+    eastM: angleDifferenceDegrees(origin.lon, point.lon) * lonScale,
+    northM: (point.lat - origin.lat) * METRES_PER_DEGREE,
   };
 }

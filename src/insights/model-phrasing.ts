@@ -3,6 +3,7 @@
 // replace the template line. Anything that goes wrong falls back to templates; nothing throws.
 
 import type { Fact } from "../domain/facts.js";
+import { angleDifferenceDegrees } from "../domain/geo.js";
 import { MAX_INSIGHT_TEXT_LENGTH } from "./templates.js";
 import { modelCalls, templateFallbacks } from "../telemetry/metrics.js";
 
@@ -162,7 +163,9 @@ function systemPrompt(language: string): string {
     "- plain text: no markup, no emoji, no line breaks.",
     "Fact kinds: leadChange: newLeader took the lead from previousLeader. markRounding: the boat rounded markLabel.",
     "gain: the boat gained placesGained places and is now in place rank. finish: the boat finished, in place rank (unofficial) if given.",
-    "windShift: the wind direction went from twdFrom to twdTo degrees, and the speed from twsFrom to twsTo knots when given.",
+    "windShift: the wind direction went from twdFrom to twdTo degrees, and the speed from twsFrom to twsTo knots when given;",
+    "windTurn says which way it turned: veer (clockwise) or back (anticlockwise); say it in the sailing words of the language.",
+    "Write north as 360°, never 0°. A gain to rank 1 takes the lead; a finish at rank 1 wins, provisionally: say so, not 1st.",
     'Answer with one JSON object only, mapping each fact id to its sentence: {"<id>": "<sentence>", ...}. Include every id.',
   ].join("\n");
 }
@@ -189,6 +192,11 @@ function factForModel(fact: Fact): Record<string, unknown> {
   };
   const fields = ["markLabel", "rank", "placesGained", "twdFrom", "twdTo", "twsFrom", "twsTo"] as const;
   for (const field of fields) if (fact[field] !== null) out[field] = fact[field];
+  // As the template lines say it: north is 360, and a turn has a direction.
+  for (const field of ["twdFrom", "twdTo"] as const) if (fact[field] === 0 || fact[field] === 360) out[field] = 360;
+  if (fact.twdFrom !== null && fact.twdTo !== null && fact.twdFrom !== fact.twdTo) {
+    out.windTurn = angleDifferenceDegrees(fact.twdFrom, fact.twdTo) > 0 ? "veer" : "back";
+  }
   return out;
 }
 

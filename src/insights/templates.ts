@@ -4,19 +4,20 @@
 //
 // Length. The spec caps text at 160 characters; we count UTF-16 code units (String
 // length), which is never fewer than code points, so the cap holds however a client
-// counts. A sentence that is too long is shortened in this order, one word at a time,
+// counts. A sentence that is too long is shortened as an editor would, in this order,
 // re-rendering after each step:
-//   1. boat names and the start group label (only with includeGroup), always the
-//      longest of them first, down to their first word ("Tenacious…");
-//   2. the start group label altogether (it is also the insight's startGroupName);
-//   3. the mark label, down to its first word (it is what a rounding is about);
-//   4. boat names altogether: the sail number alone still names the boat;
-//   5. the mark label altogether ("rounds a mark").
-// Then words a later step made room for are given back (boat names first), so nothing
-// is shorter than it has to be.
-// Words are dropped from the end and a kept prefix gets "…"; a word is never cut and a
-// sail number is never touched. Only sail numbers of dozens of characters can defeat
-// this; as a last resort the sentence is then cut at a word boundary with "…".
+//   1. the mark label, down to its first word ("Windward…"): it never costs a boat its name;
+//   2. boat names, the longest first, down to their first word ("Tenacious…");
+//   3. the start group label (only with includeGroup) altogether: it is never cut, and
+//      it is the insight's startGroupName anyway;
+//   4. the mark label altogether ("rounds a mark");
+//   5. boat names altogether: the sail number alone still names the boat.
+// Then words a later step made room for are given back in the reverse order (the label's
+// second word only once every name is whole), so nothing is shorter than it has to be. Names and labels are cut only after a word that carries
+// meaning, never after "and", "de" or "με τους" (shortening.ts), and the kept words get
+// "…"; a word is never cut and a sail number is never touched. Only sail numbers of
+// dozens of characters can defeat this; as a last resort the sentence is then cut at a
+// word boundary with "…".
 
 import { angleDifferenceDegrees, normalizeDegrees } from "../domain/geo.js";
 import type { Fact } from "../domain/facts.js";
@@ -28,13 +29,18 @@ import { es } from "./templates/es.js";
 import { fr } from "./templates/fr.js";
 import { it } from "./templates/it.js";
 import { nb } from "./templates/nb.js";
-import type { MarkName, Phrasebook, WindPhrase } from "./templates/phrasebook.js";
+import { requireLocaleData, type MarkName, type Phrasebook, type WindPhrase } from "./templates/phrasebook.js";
+import { Shortenable } from "./shortening.js";
 import { ru } from "./templates/ru.js";
 import { tr } from "./templates/tr.js";
 
 export const MAX_INSIGHT_TEXT_LENGTH = 160;
 
 const PHRASEBOOKS: Record<Lang, Phrasebook> = { en, tr, de, fr, es, it, ru, el, nb };
+
+// Plurals, ordinals and decimal commas come from Node's ICU data: without it for all
+// nine languages, fail as the server starts (this module loads with it), not on air.
+requireLocaleData(LANGUAGES);
 
 /** The thresholds a windShift fact is reported at; the sentence names what crossed them. */
 const WIND_TURN_DEGREES = 10;
@@ -67,13 +73,14 @@ export function templateText(fact: Fact, lang: Lang, options: TemplateOptions = 
   const names = parts.boats.map((boat) => boat.name);
   const group = parts.group ? [parts.group] : [];
   const mark = parts.mark ? [parts.mark] : [];
+  const hasSailNumber = (name: Shortenable) => parts.boats.some((boat) => boat.name === name && boat.sailNumber !== "");
   const phases: Array<{ items: Shortenable[]; floor: (item: Shortenable) => number }> = [
-    { items: [...names, ...group], floor: (item) => Math.min(1, item.keep) },
+    { items: mark, floor: (label) => label.shortest },
+    { items: names, floor: (name) => name.shortest },
     { items: group, floor: () => 0 },
-    { items: mark, floor: () => 1 },
-    // A boat entered without a sail number keeps the first word of its name.
-    { items: names, floor: (name) => (parts.boats.find((boat) => boat.name === name)?.sailNumber ? 0 : 1) },
     { items: mark, floor: () => 0 },
+    // A boat entered without a sail number keeps the first word of its name.
+    { items: names, floor: (name) => (hasSailNumber(name) ? 0 : name.shortest) },
   ];
 
   let text = render();
@@ -81,24 +88,33 @@ export function templateText(fact: Fact, lang: Lang, options: TemplateOptions = 
     while (text.length > MAX_INSIGHT_TEXT_LENGTH) {
       const target = longestAboveFloor(phase.items, phase.floor);
       if (target === null) break;
-      target.keep -= 1;
+      target.shorten();
       text = render();
     }
   }
   // A later step can free more room than it needed (a dropped mark label may leave
-  // space for the boat name an earlier step took away): give words back while they fit.
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const item of [...names, ...mark, ...group]) {
-      if (item.keep === item.words.length) continue;
-      item.keep += 1;
-      const longer = render();
-      if (longer.length <= MAX_INSIGHT_TEXT_LENGTH) {
+  // space for the boat name an earlier step took away): give words back while they fit,
+  // in the reverse order they were taken; the label grows past its first word only once
+  // every name is whole.
+  const whole = (item: Shortenable) => item.keep === item.words.length;
+  const giveBack: Array<{ items: Shortenable[]; ceiling: (item: Shortenable) => number }> = [
+    { items: names, ceiling: (name) => name.shortest },
+    { items: mark, ceiling: (label) => label.shortest },
+    { items: group, ceiling: (label) => label.words.length },
+    { items: names, ceiling: (name) => name.words.length },
+    { items: mark, ceiling: (label) => (names.every(whole) ? label.words.length : label.shortest) },
+  ];
+  for (const step of giveBack) {
+    for (const item of step.items) {
+      while (item.keep < step.ceiling(item)) {
+        const before = item.keep;
+        item.lengthen();
+        const longer = render();
+        if (longer.length > MAX_INSIGHT_TEXT_LENGTH) {
+          item.keep = before;
+          break;
+        }
         text = longer;
-        grew = true;
-      } else {
-        item.keep -= 1;
       }
     }
   }
@@ -154,6 +170,7 @@ function phraser(fact: Fact, book: Phrasebook): Phrase {
 function windPhrase(fact: Fact): WindPhrase {
   const direction =
     fact.twdFrom !== null && fact.twdTo !== null ? { from: wholeDegrees(fact.twdFrom), to: wholeDegrees(fact.twdTo) } : null;
+  // Clockwise (the degrees rise, through north) is a veer; a turn of exactly 180° counts as one.
   const speed = fact.twsFrom !== null && fact.twsTo !== null ? { from: tenths(fact.twsFrom), to: tenths(fact.twsTo) } : null;
   const turned = direction ? Math.abs(angleDifferenceDegrees(direction.from, direction.to)) : 0;
   const changed = speed ? Math.abs(speed.to - speed.from) : 0;
@@ -162,14 +179,19 @@ function windPhrase(fact: Fact): WindPhrase {
   const sayDirection = direction !== null && (turnedEnough || (!changedEnough && turned > 0));
   const saySpeed = speed !== null && (changedEnough || (!turnedEnough && changed > 0));
   if (sayDirection || saySpeed) {
-    return { kind: "shift", direction: sayDirection ? direction : null, speed: saySpeed ? speed : null };
+    const turn = direction && {
+      ...direction,
+      turn: angleDifferenceDegrees(direction.from, direction.to) > 0 ? ("veer" as const) : ("back" as const),
+    };
+    return { kind: "shift", direction: sayDirection ? turn : null, speed: saySpeed ? speed : null };
   }
   if (fact.twdTo === null) throw new RangeError(`insight fact ${fact.id} (windShift) has no wind direction`);
   return { kind: "reading", twd: wholeDegrees(fact.twdTo), tws: fact.twsTo === null ? null : tenths(fact.twsTo) };
 }
 
+/** 1 to 360: north is written 360°, as sailing and weather write it (000 means calm). */
 function wholeDegrees(deg: number): number {
-  return Math.round(normalizeDegrees(deg)) % 360;
+  return Math.round(normalizeDegrees(deg)) % 360 || 360;
 }
 
 function tenths(knots: number): number {
@@ -184,22 +206,6 @@ function positiveInteger(n: number | null): number | null {
 
 // --- shortening -----------------------------------------------------------------------
 
-/** A free-text part of the sentence that may lose words from its end. */
-class Shortenable {
-  readonly words: string[];
-  keep: number;
-
-  constructor(text: string) {
-    this.words = text === "" ? [] : text.split(" ");
-    this.keep = this.words.length;
-  }
-
-  get text(): string {
-    const kept = this.words.slice(0, this.keep).join(" ");
-    return this.keep < this.words.length && this.keep > 0 ? kept + ELLIPSIS : kept;
-  }
-}
-
 interface BoatParts {
   sailNumber: string;
   name: Shortenable;
@@ -210,7 +216,7 @@ interface Parts {
   boats: BoatParts[];
   group: Shortenable | null;
   mark: Shortenable | null;
-  markIsKey: boolean;
+  markKind: MarkName["kind"];
 }
 
 function partsOf(fact: Fact, options: TemplateOptions): Parts {
@@ -219,12 +225,12 @@ function partsOf(fact: Fact, options: TemplateOptions): Parts {
   return {
     boats: fact.boats.map((boat) => ({
       sailNumber: clean(boat.sailNumber),
-      name: new Shortenable(clean(boat.boatName)),
+      name: new Shortenable(clean(boat.boatName), true),
       entryId: boat.entryId,
     })),
-    group: group === "" ? null : new Shortenable(group),
-    mark: mark === "" ? null : new Shortenable(mark),
-    markIsKey: isMarkKey(mark),
+    group: group === "" ? null : new Shortenable(group, false),
+    mark: mark === "" ? null : new Shortenable(mark, true),
+    markKind: markKind(mark),
   };
 }
 
@@ -236,20 +242,29 @@ function displayBoat(boat: BoatParts): string {
 
 function markOf(parts: Parts): MarkName | null {
   if (parts.mark === null || parts.mark.keep === 0) return null;
-  return { label: parts.mark.text, isKey: parts.markIsKey };
+  return { label: parts.mark.text, kind: parts.markKind };
 }
 
 /** The item with the longest current text that can still lose a word; ties: the later one (the previous leader before the new one). */
 function longestAboveFloor(items: Shortenable[], floor: (item: Shortenable) => number): Shortenable | null {
   let best: Shortenable | null = null;
   for (const item of items) {
-    if (item.keep <= floor(item)) continue;
+    if (!item.canShorten(floor(item))) continue;
     if (best === null || item.text.length >= best.text.length) best = item;
   }
   return best;
 }
 
-/** A bare mark key ("1", "WW", "4P", "1s") reads as "mark 1"; anything else as a name. */
+/**
+ * A bare mark key ("1", "WW", "4P", "1s") reads as "mark 1", an unlabelled gate's keys
+ * ("4s/4p", as detection names it) as "gate 4s/4p"; anything else is a name.
+ */
+function markKind(label: string): MarkName["kind"] {
+  const keys = label.split("/");
+  if (keys.length === 2 && keys.every(isMarkKey)) return "gate";
+  return isMarkKey(label) ? "key" : "name";
+}
+
 function isMarkKey(label: string): boolean {
   return /^[\p{Lu}\p{N}]{1,4}$/u.test(label) || /^\p{N}+\p{Ll}?$/u.test(label);
 }
@@ -265,9 +280,9 @@ function clean(text: string): string {
     .trim();
 }
 
-/** A name that ends the sentence with its own "!", "?" or "." keeps one mark, not two. */
+/** A name that ends the sentence with its own "!", "?", "." or a shortening "…" keeps one mark, not two. */
 function tidyEnd(sentence: string): string {
-  return sentence.replace(/([.!?])\.$/u, "$1");
+  return sentence.replace(/([.!?…])\.$/u, "$1");
 }
 
 /** Last resort, only reachable with absurd sail numbers: cut at a word boundary. */

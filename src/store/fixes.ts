@@ -185,19 +185,55 @@ export interface FixRange {
  */
 export async function fixesInRanges(db: Pool | Connection, startGroupId: number, ranges: readonly FixRange[]): Promise<FixRow[]> {
   if (ranges.length === 0) return [];
-  let size = 1;
-  while (size < ranges.length) size *= 2;
-  const padded = Array.from({ length: size }, (_, i) => ranges[Math.min(i, ranges.length - 1)]!);
-  const [rows] = await db.execute<RowDataPacket[]>(fixesInRangesSql(padded.length), [
-    startGroupId,
-    ...padded.flatMap((r) => [r.entryId, r.fromMs, r.toMs]),
-  ]);
+  const padded = paddedRanges(ranges);
+  const [rows] = await db.execute<RowDataPacket[]>(fixesInRangesSql(padded.length), rangeParams(startGroupId, padded));
   return rows.map(toFixRow);
 }
 
 export function fixesInRangesSql(boats: number): string {
   return `SELECT start_group_id, entry_id, t, lat, lon, sog_kn, cog_deg FROM fixes
-  WHERE start_group_id = ? AND (${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`;
+  WHERE start_group_id = ? AND ${rangesSql(boats)}`;
+}
+
+/** A position as the analytics take it (their Fix, with its boat): only the columns they read. */
+export interface TrackPoint {
+  entryId: number;
+  /** Epoch milliseconds. */
+  tMs: number;
+  lat: number;
+  lon: number;
+}
+
+/**
+ * The positions in each boat's range, as fixesInRanges reads them, for the analytics.
+ * The columns are named as TrackPoint's fields, so the driver's rows are the records the
+ * analytics keep: a race's rebuild reads a million, and a copy of each cost more than
+ * the read.
+ */
+export async function trackPointsInRanges(db: Pool | Connection, startGroupId: number, ranges: readonly FixRange[]): Promise<TrackPoint[]> {
+  if (ranges.length === 0) return [];
+  const padded = paddedRanges(ranges);
+  const [rows] = await db.execute<RowDataPacket[]>(trackPointsInRangesSql(padded.length), rangeParams(startGroupId, padded));
+  return rows as TrackPoint[];
+}
+
+export function trackPointsInRangesSql(boats: number): string {
+  return `SELECT entry_id AS entryId, t AS tMs, lat, lon FROM fixes WHERE start_group_id = ? AND ${rangesSql(boats)}`;
+}
+
+/** The ranges padded with the last to a power of two, as paddedBoatList pads boats. */
+function paddedRanges(ranges: readonly FixRange[]): FixRange[] {
+  let size = 1;
+  while (size < ranges.length) size *= 2;
+  return Array.from({ length: size }, (_, i) => ranges[Math.min(i, ranges.length - 1)]!);
+}
+
+function rangesSql(boats: number): string {
+  return `(${Array.from({ length: boats }, () => "(entry_id = ? AND t BETWEEN ? AND ?)").join(" OR ")})`;
+}
+
+function rangeParams(startGroupId: number, ranges: readonly FixRange[]): number[] {
+  return [startGroupId, ...ranges.flatMap((r) => [r.entryId, r.fromMs, r.toMs])];
 }
 
 /**

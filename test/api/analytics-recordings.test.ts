@@ -16,6 +16,7 @@ import { angleDifferenceDegrees, haversineDistanceM } from "../../src/domain/geo
 import { CAPTURE_AFTER_GUN_MS, CAPTURE_BEFORE_GUN_MS } from "../../src/domain/race-time.js";
 import type { StartGroup } from "../../src/domain/scenario.js";
 import { type Replay, readServedTracks, replayTrack, type ServedTrack, windInForce } from "../support/analytics-feed.js";
+import { bearer } from "../support/api.js";
 import { runMain } from "../support/cli.js";
 import { useInProcessApi } from "../support/in-process.js";
 import { RECORDED_IDS, recordedRaces, vesselEntryId } from "../support/recorded-race.js";
@@ -435,3 +436,48 @@ function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
+
+describe("the analytics endpoints on the recordings", () => {
+  /** Every manoeuvre the endpoint pages out for a group, from its window's opening to its close. */
+  async function servedManoeuvres(raceId: string, group: StartGroup) {
+    const found: { entryId: string; kind: string; atUtc: string; lossM: number | null }[] = [];
+    let since: string | null = new Date(gunOf(group) - CAPTURE_BEFORE_GUN_MS).toISOString();
+    while (since !== null) {
+      const query = new URLSearchParams({ startGroupId: group.id, since });
+      const response = await api.fetch(`/api/v1/races/${raceId}/analytics/manoeuvres?${query}`, { headers: bearer(api.token) });
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { manoeuvres: typeof found; nextSince: string | null };
+      found.push(...page.manoeuvres);
+      since = page.nextSince;
+    }
+    return found;
+  }
+
+  it("answer what the core makes of the served tracks: the same manoeuvres, each boat's jumps none", async () => {
+    let compared = 0;
+    for (const { raceId, group } of groups) {
+      // The service judges every fix under the reading in force at it; the replays do too once the first reading applies.
+      const firstReadingMs = Date.parse(group.wind![0]!.measuredAtUtc);
+      const expected = group.entryIds
+        .filter((entryId) => served.get(group.id)?.has(entryId))
+        .flatMap((entryId) =>
+          replayOf(group, entryId)
+            .analytics.manoeuvres.filter((m) => m.atMs > firstReadingMs + 60_000)
+            .map((m) => ({ entryId, kind: m.kind, atUtc: new Date(Math.floor(m.atMs)).toISOString() })),
+        );
+      const answered = (await servedManoeuvres(raceId, group))
+        .filter((m) => Date.parse(m.atUtc) > firstReadingMs + 60_000)
+        .map(({ entryId, kind, atUtc }) => ({ entryId, kind, atUtc }));
+      const byTime = (a: { atUtc: string; entryId: string }, b: { atUtc: string; entryId: string }) =>
+        a.atUtc.localeCompare(b.atUtc) || a.entryId.localeCompare(b.entryId);
+      expect(answered.sort(byTime), group.name).toEqual(expected.sort(byTime));
+      compared += expected.length;
+
+      const response = await api.fetch(`/api/v1/races/${raceId}/analytics?startGroupId=${group.id}`, { headers: bearer(api.token) });
+      const analytics = (await response.json()) as { boats: { entryId: string; ignoredFixes: number }[] };
+      expect(analytics.boats.length).toBe(served.get(group.id)!.size);
+      for (const boat of analytics.boats) expect(boat.ignoredFixes).toBe(0);
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+});

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   angleDifferenceDegrees,
@@ -7,6 +8,7 @@ import {
   localOffsetM,
   normalizeDegrees,
   offsetByMetres,
+  planeDistanceM,
 } from "../../src/domain/geo.js";
 
 const solent = { lat: 50.77, lon: -1.3 };
@@ -27,6 +29,50 @@ describe("haversineDistanceM", () => {
     const b = { lat: 50.8, lon: -1.25 };
     expect(haversineDistanceM(solent, solent)).toBe(0);
     expect(haversineDistanceM(solent, b)).toBeCloseTo(haversineDistanceM(b, solent), 9);
+  });
+});
+
+describe("planeDistanceM", () => {
+  const SEED = 20261126;
+  /** A point anywhere up to 70° from the equator, and one `distanceM` from it on any bearing (across the antimeridian too). */
+  const pairAt = (distanceM: fc.Arbitrary<number>) =>
+    fc
+      .tuple(
+        fc.double({ min: -70, max: 70, noNaN: true }),
+        fc.double({ min: -180, max: 179.999, noNaN: true }),
+        fc.double({ min: 0, max: 359.999, noNaN: true }),
+        distanceM,
+      )
+      .map(([lat, lon, bearing, d]) => ({ a: { lat, lon }, b: destinationPoint({ lat, lon }, bearing, d) }));
+
+  it("agrees with haversine within 1e-10 of the distance over the chords between fixes (up to 50 m)", () => {
+    fc.assert(
+      fc.property(pairAt(fc.double({ min: 0.01, max: 50, noNaN: true })), ({ a, b }) => {
+        const exact = haversineDistanceM(a, b);
+        expect(Math.abs(planeDistanceM(a, b) - exact)).toBeLessThanOrEqual(1e-10 * exact + 1e-12);
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+
+  it("agrees with haversine within 3e-7 of the distance up to 5 km (a mark across the course)", () => {
+    fc.assert(
+      fc.property(pairAt(fc.double({ min: 50, max: 5000, noNaN: true })), ({ a, b }) => {
+        const exact = haversineDistanceM(a, b);
+        expect(Math.abs(planeDistanceM(a, b) - exact)).toBeLessThanOrEqual(3e-7 * exact);
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+
+  it("is zero for the same point, symmetric, and goes the short way across the antimeridian", () => {
+    const b = { lat: 50.8, lon: -1.25 };
+    expect(planeDistanceM(solent, solent)).toBe(0);
+    expect(planeDistanceM(solent, b)).toBe(planeDistanceM(b, solent));
+    const east = { lat: -41, lon: 179.9999 };
+    const west = { lat: -41, lon: -179.9999 };
+    expect(planeDistanceM(east, west)).toBeCloseTo(haversineDistanceM(east, west), 6);
+    expect(planeDistanceM(east, west)).toBeLessThan(20);
   });
 });
 

@@ -227,7 +227,19 @@ describe("ModelPhraser", () => {
       twdTo: 255,
       twsFrom: 12.5,
       twsTo: 16,
+      windTurn: "veer",
     });
+    expect(request?.body?.messages?.[0]?.content).toContain("360°, never 0°");
+  });
+
+  it("tells the model which way the wind turned, with north as 360", async () => {
+    const server = await serve(good);
+    const acrossNorth = fact("windShift", [], { twdFrom: 10, twdTo: 0, twsFrom: null, twsTo: null });
+    const veering = fact("windShift", [], { twdFrom: 350, twdTo: 5, twsFrom: null, twsTo: null }, T0 + 60_000);
+    await phraserFor(server).phraser.phrase([acrossNorth, veering], "en");
+    const sent = requestedFacts(server.requests[0] as ChatRequest);
+    expect(sent[0]).toMatchObject({ twdFrom: 10, twdTo: 360, windTurn: "back" });
+    expect(sent[1]).toMatchObject({ twdFrom: 350, twdTo: 5, windTurn: "veer" });
   });
 
   it("sends no authorization header without a key, and names each language", async () => {

@@ -11,6 +11,8 @@ import {
   fixesInWindowSql,
   newestFixes,
   newestFixesSql,
+  trackPointsInRanges,
+  trackPointsInRangesSql,
   upsertFixes,
 } from "../../src/store/fixes.js";
 import type { Connection } from "../../src/store/pool.js";
@@ -165,5 +167,47 @@ describe("the stored fixes an ingested batch may repeat", () => {
     } finally {
       conn.release();
     }
+  });
+});
+
+describe("the positions the analytics rebuild from", () => {
+  // Ten minutes of every boat, as a rebuild reads a chunk.
+  const from = START + 1200 * 1000;
+  const ranges = BOATS.map((entryId) => ({ entryId, fromMs: from, toMs: from + 600_000 - 1 }));
+
+  it("is one primary-key range per boat", async () => {
+    const conn = await db.pool.getConnection();
+    try {
+      const [read, ...others] = await explain(conn, trackPointsInRangesSql(BOATS.length), [
+        1,
+        ...ranges.flatMap((r) => [r.entryId, r.fromMs, r.toMs]),
+      ]);
+      expect(others).toEqual([]);
+      expect(read).toMatchObject({ table: "fixes", type: "range", key: "PRIMARY" });
+      let returned = 0;
+      const touched = await rowsTouched(conn, async () => {
+        returned = (await trackPointsInRanges(conn, 1, ranges)).length;
+      });
+      expect(returned).toBeGreaterThan(BOATS.length * 400);
+      expect(touched).toBeLessThanOrEqual(returned + BOATS.length * 2);
+    } finally {
+      conn.release();
+    }
+  });
+
+  it("returns the rows as the analytics' fixes: numbers named as Fix's fields, each boat's range only", async () => {
+    const points = await trackPointsInRanges(db.pool, 1, [
+      { entryId: 4, fromMs: from, toMs: from + 10_999 },
+      { entryId: 2, fromMs: from + 5000, toMs: from + 5000 },
+    ]);
+    const expected = [
+      ...Array.from({ length: 11 }, (_, s) => 1200 + s)
+        .filter((s) => reports(4, s))
+        .map((s) => ({ entryId: 4, tMs: START + s * 1000, lat: 50 + 4 / 1000, lon: -1.3 })),
+      ...(reports(2, 1205) ? [{ entryId: 2, tMs: from + 5000, lat: 50 + 2 / 1000, lon: -1.3 }] : []),
+    ];
+    const order = (a: { entryId: number; tMs: number }, b: { entryId: number; tMs: number }) => a.entryId - b.entryId || a.tMs - b.tMs;
+    expect([...points].sort(order)).toEqual(expected.sort(order));
+    expect(await trackPointsInRanges(db.pool, 1, [])).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import {
   type Fix,
   JumpFilter,
   DEFAULT_MAX_SPEED_KN,
+  dropOlder,
   trueWindAngleDeg,
   velocityOver,
   vmgAlongKn,
@@ -127,8 +128,8 @@ export class BoatAnalytics {
     if (kept === null) return;
     const previous = this.recent.at(-1) ?? null;
     this.recent.push(kept);
-    const windowStart = this.recent.findIndex((f) => f.tMs >= kept.tMs - TIME_BEHIND_VMG_WINDOW_MS);
-    if (windowStart > 1) this.recent.splice(0, windowStart - 1);
+    // One fix older than the window stays: after a gap of a minute it still starts the next segment.
+    dropOlder(this.recent, kept.tMs - TIME_BEHIND_VMG_WINDOW_MS, 1);
     const passed = this.stepPassings.consume(kept);
     this.tallies.take(previous, kept, passed, { legs: this.legs(twdDeg), twdDeg }, this.insideMarkAhead(kept));
     const leg = this.currentLeg(twdDeg);

@@ -6,7 +6,7 @@
 // (src/domain/geo.ts's localOffsetM): over the few kilometres of a course that matches
 // great-circle figures to about a metre, far inside phone GPS noise.
 
-import { type LatLon, localOffsetM, offsetByMetres, toRadians } from "../geo.js";
+import { angleDifferenceDegrees, type LatLon, localOffsetM, offsetByMetres, toRadians } from "../geo.js";
 
 /** The metres a displacement from `from` to `to` covers along `bearingDeg` (negative when it goes the other way). */
 export function displacementAlongM(from: LatLon, to: LatLon, bearingDeg: number): number {
@@ -21,10 +21,13 @@ export function midpoint(a: LatLon, b: LatLon): LatLon {
   return offsetByMetres(a, eastM / 2, northM / 2);
 }
 
-/** A point placed `fraction` of the way from a to b (0 at a, 1 at b). */
+/**
+ * A point placed `fraction` of the way from a to b (0 at a, 1 at b) on the local plane:
+ * there that is the same fraction of the latitude and longitude differences, so no
+ * metres are needed.
+ */
 export function interpolate(a: LatLon, b: LatLon, fraction: number): LatLon {
-  const { eastM, northM } = localOffsetM(a, b);
-  return offsetByMetres(a, eastM * fraction, northM * fraction);
+  return { lat: a.lat + (b.lat - a.lat) * fraction, lon: a.lon + angleDifferenceDegrees(a.lon, b.lon) * fraction };
 }
 
 export interface NearestPoint {

@@ -2,7 +2,7 @@
 // have reached, speed and course over the last 10 seconds, VMG along an axis and the true
 // wind angle. Positions, not the phone's own SOG/COG, which may be missing.
 
-import { angleDifferenceDegrees, haversineDistanceM, initialBearingDeg, type LatLon } from "../geo.js";
+import { angleDifferenceDegrees, haversineDistanceM, initialBearingDeg, type LatLon, planeDistanceM } from "../geo.js";
 
 /** One GPS position at a time, milliseconds since the epoch. */
 export interface Fix extends LatLon {
@@ -15,12 +15,29 @@ export const DEFAULT_MAX_SPEED_KN = 50;
 /** Speed and course (and so VMG) come from the positions over this window. */
 export const VELOCITY_WINDOW_MS = 10_000;
 
-/** The speed in knots needed to go from a to b in the time between them; infinite when no time passed but the position moved. */
+/**
+ * The speed in knots needed to go from a to b in the time between them; infinite when no
+ * time passed but the position moved. On the local plane: the jump filter asks it twice
+ * a fix, about neighbours metres apart (geo.ts's planeDistanceM).
+ */
 export function speedBetweenKn(a: Fix, b: Fix): number {
-  const distanceM = haversineDistanceM(a, b);
+  const distanceM = planeDistanceM(a, b);
   const seconds = Math.abs(b.tMs - a.tMs) / 1000;
   if (seconds === 0) return distanceM === 0 ? 0 : Number.POSITIVE_INFINITY;
   return distanceM / seconds / KNOT_M_PER_S;
+}
+
+/**
+ * Drops the entries of a time-ordered window older than its first entry at or after
+ * `fromMs`, but the `keepBefore` newest of them; nothing when no entry is that new. In
+ * place, with neither findIndex's closure nor splice's array of the removed: windows
+ * slide by one fix a call, a million calls a race.
+ */
+export function dropOlder(window: { tMs: number }[], fromMs: number, keepBefore = 0): void {
+  let first = 0;
+  while (first < window.length && window[first]!.tMs < fromMs) first++;
+  if (first === window.length) return;
+  for (let i = keepBefore; i < first; i++) window.shift();
 }
 
 /**

@@ -6,7 +6,7 @@
 // and each manoeuvre as it is reported; each call costs the segment or the manoeuvre,
 // never the race so far.
 
-import { haversineDistanceM, type LatLon } from "../geo.js";
+import { type LatLon, planeDistanceM } from "../geo.js";
 import { type CourseLeg, vmgAxisDeg } from "./course.js";
 import { displacementAlongM } from "./geometry.js";
 import { type Fix, KNOT_M_PER_S } from "./kinematics.js";
@@ -211,9 +211,9 @@ function axisDeg(wind: LegWind, legIndex: number, from: LatLon): number | null {
   return leg === undefined ? null : vmgAxisDeg(leg, wind.twdDeg, from);
 }
 
-/** A straight part of a segment: its share of the distance and of the displacement along the axis. */
+/** A straight part of a segment (two neighbouring fixes, so on the local plane): its share of the distance and of the displacement along the axis. */
 function addPart(tally: Tally, from: Fix, to: Fix, fraction: number, axis: number | null, toMs: number): void {
-  tally.distanceM += fraction * haversineDistanceM(from, to);
+  tally.distanceM += fraction * planeDistanceM(from, to);
   if (axis !== null) tally.alongM += fraction * displacementAlongM(from, to, axis);
   tally.coveredToMs = toMs;
 }

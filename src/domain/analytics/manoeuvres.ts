@@ -12,9 +12,9 @@
 // the other side is a tack or gybe; one that turns through 300° within 60 s is a penalty
 // turn, however many times the wind crossed the bow and stern on the way round.
 
-import { angleDifferenceDegrees, haversineDistanceM, initialBearingDeg, type LatLon } from "../geo.js";
+import { angleDifferenceDegrees, initialBearingDeg, type LatLon, planeDistanceM } from "../geo.js";
 import { displacementAlongM, interpolate } from "./geometry.js";
-import { type Fix, KNOT_M_PER_S, trueWindAngleDeg } from "./kinematics.js";
+import { dropOlder, type Fix, KNOT_M_PER_S, trueWindAngleDeg } from "./kinematics.js";
 
 export type ManoeuvreKind = "tack" | "gybe" | "penaltyTurn";
 
@@ -86,17 +86,27 @@ export class ManoeuvreDetector {
     this.fixes.push(fix);
     const heading = this.headingAt(fix, wind.twdDeg);
     // Below the speed a course means nothing, so a steady course must be built anew.
-    if (heading === null) this.recent = [];
+    if (heading === null) this.recent.length = 0;
     else this.take(heading, wind.axisDeg);
-    const done = this.pending
-      .filter((p) => fix.tMs >= p.endMs + LOSS_WINDOW_MS)
-      .map(({ startMs, endMs, axisDeg, ...m }) => ({ ...m, lossM: this.lossM(startMs, endMs, axisDeg) }));
-    this.pending = this.pending.filter((p) => fix.tMs < p.endMs + LOSS_WINDOW_MS);
+    const due = this.pending.length > 0 && this.pending.some((p) => fix.tMs >= p.endMs + LOSS_WINDOW_MS);
+    const done = due ? this.report(fix.tMs) : [];
     this.trim(fix.tMs);
     return done;
   }
 
-  /** An independent copy of the windows it holds; fixes and headings are never changed in place, so they are shared. */
+  /** The pending manoeuvres whose loss window has passed, with their loss; the others stay pending. */
+  private report(nowMs: number): Manoeuvre[] {
+    const done = this.pending
+      .filter((p) => nowMs >= p.endMs + LOSS_WINDOW_MS)
+      .map(({ startMs, endMs, axisDeg, ...m }) => ({ ...m, lossM: this.lossM(startMs, endMs, axisDeg) }));
+    this.pending = this.pending.filter((p) => nowMs < p.endMs + LOSS_WINDOW_MS);
+    return done;
+  }
+
+  /**
+   * An independent copy of the windows it holds; fixes and headings are never changed in
+   * place, so they are shared. (The arrays are emptied in place: this copies them.)
+   */
   clone(): ManoeuvreDetector {
     const copy = new ManoeuvreDetector();
     copy.fixes = [...this.fixes];
@@ -121,11 +131,13 @@ export class ManoeuvreDetector {
     if (from === undefined) return null;
     const seconds = (fix.tMs - from.tMs) / 1000;
     if (seconds > 2 * (HEADING_SPAN_MS / 1000)) return null;
-    if (haversineDistanceM(from, fix) / seconds / KNOT_M_PER_S < MIN_MANOEUVRE_SPEED_KN) return null;
+    if (planeDistanceM(from, fix) / seconds / KNOT_M_PER_S < MIN_MANOEUVRE_SPEED_KN) return null;
     const deg = initialBearingDeg(from, fix);
     const previous = this.last;
     const unwrappedDeg = previous === null ? deg : previous.unwrappedDeg + angleDifferenceDegrees(previous.deg, deg);
-    return { ...interpolate(from, fix, 0.5), tMs: (from.tMs + fix.tMs) / 2, deg, unwrappedDeg, twaDeg: trueWindAngleDeg(twdDeg, deg) };
+    const middle = interpolate(from, fix, 0.5);
+    // Written out, not spread: one heading a fix, and a spread cost more than the heading's maths.
+    return { lat: middle.lat, lon: middle.lon, tMs: (from.tMs + fix.tMs) / 2, deg, unwrappedDeg, twaDeg: trueWindAngleDeg(twdDeg, deg) };
   }
 
   private take(heading: Heading, axisDeg: number): void {
@@ -138,8 +150,8 @@ export class ManoeuvreDetector {
       return;
     }
     if (previous !== null) this.noteCrossing(previous, heading);
-    this.turn.push(heading);
     if (!steady) {
+      this.turn.push(heading);
       if (heading.tMs - this.anchor.tMs > LONGEST_TURN_MS) this.forgetTurn(null);
       return;
     }
@@ -150,8 +162,9 @@ export class ManoeuvreDetector {
 
   private forgetTurn(anchor: Heading | null): void {
     this.anchor = anchor;
-    this.turn = [];
-    this.crossings = [];
+    // Every steady heading ends a turn, mostly an empty one: emptying an empty array is not free.
+    if (this.turn.length > 0) this.turn.length = 0;
+    if (this.crossings.length > 0) this.crossings.length = 0;
   }
 
   /**
@@ -178,14 +191,14 @@ export class ManoeuvreDetector {
     this.crossings.push({ ...interpolate(a, b, f), tMs: a.tMs + (b.tMs - a.tMs) * f, bow });
   }
 
-  /** What the turn from one steady heading to the next was, if anything. */
+  /**
+   * What the turn from one steady heading to the next was, if anything. Asked at every
+   * steady heading, so the common answer (nothing) allocates nothing.
+   */
   private judge(before: Heading, after: Heading, axisDeg: number): Pending | null {
-    const startMs = before.tMs;
-    const endMs = Math.max(startMs, after.tMs - HEADING_SPAN_MS);
-    const base = { cogBeforeDeg: before.deg, cogAfterDeg: after.deg, durationSeconds: (endMs - startMs) / 1000, startMs, endMs, axisDeg };
-    const roundTurn = this.turn.find((h) => Math.abs(h.unwrappedDeg - before.unwrappedDeg) >= PENALTY_TURN_DEG);
-    if (roundTurn !== undefined && roundTurn.tMs - startMs <= PENALTY_WINDOW_MS) {
-      return { ...base, kind: "penaltyTurn", atMs: startMs, lat: before.lat, lon: before.lon };
+    const roundTurn = this.firstTurnedThrough(PENALTY_TURN_DEG, before, after);
+    if (roundTurn !== undefined && roundTurn.tMs - before.tMs <= PENALTY_WINDOW_MS) {
+      return pendingTurn(before, after, axisDeg, "penaltyTurn", before.tMs, before);
     }
     const crossing = this.crossings[0];
     if (crossing === undefined || Math.sign(before.twaDeg) === Math.sign(after.twaDeg)) return null;
@@ -194,7 +207,13 @@ export class ManoeuvreDetector {
     const upwindBoth = Math.abs(before.twaDeg) < 90 && Math.abs(after.twaDeg) < 90;
     const downwindBoth = Math.abs(before.twaDeg) > 90 && Math.abs(after.twaDeg) > 90;
     const kind = upwindBoth ? "tack" : downwindBoth ? "gybe" : crossing.bow ? "tack" : "gybe";
-    return { ...base, kind, atMs: crossing.tMs, lat: crossing.lat, lon: crossing.lon };
+    return pendingTurn(before, after, axisDeg, kind, crossing.tMs, crossing);
+  }
+
+  /** The first heading of the turn from `before`, ending at `after`, that has turned through `deg`. */
+  private firstTurnedThrough(deg: number, before: Heading, after: Heading): Heading | undefined {
+    for (const heading of this.turn) if (Math.abs(heading.unwrappedDeg - before.unwrappedDeg) >= deg) return heading;
+    return Math.abs(after.unwrappedDeg - before.unwrappedDeg) >= deg ? after : undefined;
   }
 
   /**
@@ -222,13 +241,29 @@ export class ManoeuvreDetector {
 
   /** Keeps the fixes a pending loss or the current turn may still read, and headings for the steadiness test. */
   private trim(nowMs: number): void {
-    const oldestTurnMs = Math.min(this.anchor?.tMs ?? nowMs, ...this.pending.map((p) => p.startMs));
-    const keepFixesFromMs = Math.min(oldestTurnMs, nowMs - 2 * HEADING_SPAN_MS) - LOSS_WINDOW_MS - 1_000;
-    const dropFixes = this.fixes.findIndex((f) => f.tMs >= keepFixesFromMs);
-    if (dropFixes > 0) this.fixes.splice(0, dropFixes);
-    const dropHeadings = this.recent.findIndex((h) => h.tMs >= nowMs - 3 * HEADING_SPAN_MS);
-    if (dropHeadings > 0) this.recent.splice(0, dropHeadings);
+    let oldestTurnMs = this.anchor?.tMs ?? nowMs;
+    for (const p of this.pending) oldestTurnMs = Math.min(oldestTurnMs, p.startMs);
+    dropOlder(this.fixes, Math.min(oldestTurnMs, nowMs - 2 * HEADING_SPAN_MS) - LOSS_WINDOW_MS - 1_000);
+    dropOlder(this.recent, nowMs - 3 * HEADING_SPAN_MS);
   }
+}
+
+/** A turn judged, its loss still to come. */
+function pendingTurn(before: Heading, after: Heading, axisDeg: number, kind: ManoeuvreKind, atMs: number, at: LatLon): Pending {
+  const startMs = before.tMs;
+  const endMs = Math.max(startMs, after.tMs - HEADING_SPAN_MS);
+  return {
+    cogBeforeDeg: before.deg,
+    cogAfterDeg: after.deg,
+    durationSeconds: (endMs - startMs) / 1000,
+    startMs,
+    endMs,
+    axisDeg,
+    kind,
+    atMs,
+    lat: at.lat,
+    lon: at.lon,
+  };
 }
 
 function clearSide(twaDeg: number): boolean {

@@ -6,7 +6,7 @@
 // `consume`, and a phone-recorded finish to `recordFinish` when it has one; each call
 // costs the new segment, not the track.
 
-import { haversineDistanceM, type LatLon } from "../geo.js";
+import { haversineDistanceM, type LatLon, planeDistanceM } from "../geo.js";
 import type { CourseStep, CourseStepKind } from "../scenario.js";
 import { interpolate, nearestPointOnSegment, segmentCrossing, sideOfLine, type TimedPoint } from "./geometry.js";
 import { distanceToStepM, stepReferencePoint } from "./course.js";
@@ -219,5 +219,5 @@ function widened(a: LatLon, b: LatLon): [LatLon, LatLon] {
 }
 
 function within(p: LatLon, mark: LatLon): boolean {
-  return haversineDistanceM(p, mark) <= PASSING_RADIUS_M;
+  return planeDistanceM(p, mark) <= PASSING_RADIUS_M;
 }

@@ -1,6 +1,7 @@
 // Spanish insight lines. Ordinals are written N.º and only stand alone ("ya es 2.º"),
 // because before a masculine noun 1 and 3 would need the apocopated 1.er / 3.er.
-// "Rolar" is the sailing verb for a wind shift; "refresca"/"amaina" for more/less wind.
+// "Rolar" is the sailing verb for a wind shift, "a la derecha" (veers, clockwise) or
+// "a la izquierda" (backs); "refresca"/"amaina" for more/less wind.
 
 import { counter, degrees, lowerFirst, type Phrasebook } from "./phrasebook.js";
 
@@ -14,13 +15,22 @@ export const es: Phrasebook = {
 
   markRounding: (boat, mark) => {
     if (mark === null) return `${boat} monta una baliza.`;
-    return mark.isKey ? `${boat} monta la baliza ${mark.label}.` : `${boat} monta la baliza «${mark.label}».`;
+    if (mark.kind === "key") return `${boat} monta la baliza ${mark.label}.`;
+    if (mark.kind === "gate") return `${boat} pasa por la puerta ${mark.label}.`;
+    return `${boat} monta la baliza «${mark.label}».`;
   },
 
-  gain: (boat, n, rank) => (rank === null ? `${boat} gana ${places(n)}.` : `${boat} gana ${places(n)} y ya es ${ordinal(rank)}.`),
+  gain: (boat, n, rank) => {
+    if (rank === null) return `${boat} gana ${places(n)}.`;
+    return rank === 1 ? `${boat} gana ${places(n)} y se pone en cabeza.` : `${boat} gana ${places(n)} y ya es ${ordinal(rank)}.`;
+  },
 
-  finish: (boat, rank) =>
-    rank === null ? `${boat} cruza la línea de llegada.` : `${boat} cruza la línea de llegada, provisionalmente ${ordinal(rank)}.`,
+  finish: (boat, rank) => {
+    if (rank === null) return `${boat} cruza la línea de llegada.`;
+    return rank === 1
+      ? `${boat} cruza la línea de llegada en cabeza y gana provisionalmente.`
+      : `${boat} cruza la línea de llegada, provisionalmente ${ordinal(rank)}.`;
+  },
 
   windShift: (wind) => {
     if (wind.kind === "reading") {
@@ -29,7 +39,8 @@ export const es: Phrasebook = {
         : `Nueva medición del viento: ${degrees(wind.twd)}, ${knots(wind.tws)}.`;
     }
     const { direction, speed } = wind;
-    const turn = direction && `rola de ${degrees(direction.from)} a ${degrees(direction.to)}`;
+    const side = direction?.turn === "veer" ? "a la derecha" : "a la izquierda";
+    const turn = direction && `rola ${side}, de ${degrees(direction.from)} a ${degrees(direction.to)}${speed ? "," : ""}`;
     const pace = speed && `${speed.to > speed.from ? "refresca" : "amaina"} de ${count.format(speed.from)} a ${knots(speed.to)}`;
     return `El viento ${[turn, pace].filter(Boolean).join(" y ")}.`;
   },

@@ -20,8 +20,11 @@
 export interface MarkName {
   /** The course step's label or mark key, possibly shortened with a trailing "…". */
   label: string;
-  /** A bare key such as "1", "WW" or "4P": phrased "mark 1" rather than as a name. */
-  isKey: boolean;
+  /**
+   * "key": a bare key such as "1", "WW" or "4P", phrased "mark 1"; "gate": an unlabelled
+   * gate's two keys ("4s/4p"), phrased "gate 4s/4p"; "name": a label such as "Windward".
+   */
+  kind: "name" | "key" | "gate";
 }
 
 export interface Change {
@@ -29,9 +32,14 @@ export interface Change {
   to: number;
 }
 
+/** A wind direction change, 1 to 360 degrees (north is 360); veer: clockwise, back: anticlockwise. */
+export interface Turn extends Change {
+  turn: "veer" | "back";
+}
+
 export type WindPhrase =
   /** At least one of direction and speed is set. */
-  | { kind: "shift"; direction: Change | null; speed: Change | null }
+  | { kind: "shift"; direction: Turn | null; speed: Change | null }
   /** Nothing comparable changed: the new reading itself. */
   | { kind: "reading"; twd: number; tws: number | null };
 
@@ -40,9 +48,9 @@ export interface Phrasebook {
   leadChange(leader: string, previous: string | null): string;
   /** mark is null when the step has no label (or it had to be dropped for length). */
   markRounding(boat: string, mark: MarkName | null): string;
-  /** rank is null when the live place is unknown. */
+  /** rank is null when the live place is unknown; rank 1 takes the lead. */
   gain(boat: string, placesGained: number, rank: number | null): string;
-  /** rank is the unofficial live place, null when unknown; phrased as provisional. */
+  /** rank is the unofficial live place, null when unknown; phrased as provisional; rank 1 wins, provisionally. */
   finish(boat: string, rank: number | null): string;
   windShift(wind: WindPhrase): string;
   /**
@@ -55,6 +63,31 @@ export interface Phrasebook {
 
 export type PluralForms = { [K in Intl.LDMLPluralRule]?: string } & { other: string };
 
+/**
+ * The plural and ordinal rules and the decimal comma come from the CLDR data in Node's
+ * ICU. A Node built with small-icu has English only and would silently apply English
+ * rules ("2 места" for 5): the languages that lack their data, none with full ICU.
+ */
+export function languagesWithoutLocaleData(
+  langs: readonly string[],
+  intl: Pick<typeof Intl, "PluralRules" | "NumberFormat"> = Intl,
+): string[] {
+  const has = (lang: string) =>
+    intl.PluralRules.supportedLocalesOf([lang]).length === 1 && intl.NumberFormat.supportedLocalesOf([lang]).length === 1;
+  return langs.filter((lang) => !has(lang));
+}
+
+/** Throws, naming what is missing and how to get it, unless every language has its ICU data. */
+export function requireLocaleData(langs: readonly string[], intl: Pick<typeof Intl, "PluralRules" | "NumberFormat"> = Intl): void {
+  const missing = languagesWithoutLocaleData(langs, intl);
+  if (missing.length === 0) return;
+  throw new Error(
+    `Insight lines need Node's full ICU data (Intl.PluralRules and Intl.NumberFormat) for ${missing.join(", ")}; ` +
+      "this Node has less (built with small-icu?). Use an official Node build, which has full ICU, or start node with " +
+      "--icu-data-dir pointing at the full-icu data.",
+  );
+}
+
 /** Formats counts and knots the way the language writes numbers (decimal comma etc.). */
 export interface Counter {
   format(n: number): string;
@@ -64,14 +97,15 @@ export interface Counter {
   quantity(n: number, forms: PluralForms): string;
 }
 
-export function counter(lang: string): Counter {
+/** `space` goes between a number and its noun: French wants a no-break one. */
+export function counter(lang: string, space = " "): Counter {
   const digits = { maximumFractionDigits: 1 } as const;
   const numbers = new Intl.NumberFormat(lang, digits);
   const plurals = new Intl.PluralRules(lang, digits);
   return {
     format: (n) => numbers.format(n),
     select: (n) => plurals.select(n),
-    quantity: (n, forms) => `${numbers.format(n)} ${forms[plurals.select(n)] ?? forms.other}`,
+    quantity: (n, forms) => `${numbers.format(n)}${space}${forms[plurals.select(n)] ?? forms.other}`,
   };
 }
 
@@ -81,7 +115,7 @@ export function ordinalSuffixes(lang: string, suffixes: PluralForms): (n: number
   return (n) => `${n}${suffixes[rules.select(n)] ?? suffixes.other}`;
 }
 
-/** Wind directions are whole degrees, written without a space in every language here. */
+/** Wind directions are whole degrees, 1 to 360, written without a space in every language here (an angle, not a temperature). */
 export function degrees(n: number): string {
   return `${n}°`;
 }

@@ -2,7 +2,13 @@
 // service hands out: each group's messages built on first use and then shared, so the
 // gateway serialises, hashes and compresses each once.
 
-import type { GetLegsResponse, RaceAnalytics } from "../../../gen/racing/v1/race_analytics_pb.js";
+import { create } from "@bufbuild/protobuf";
+import {
+  type GetLegsResponse,
+  type GetRaceAnalyticsResponse,
+  GetRaceAnalyticsResponseSchema,
+  type RaceAnalytics,
+} from "../../../gen/racing/v1/race_analytics_pb.js";
 import type { RaceRecord, StartGroupRecord } from "../../store/races.js";
 import { analyticsMessage, legsMessage } from "./answers.js";
 import type { GroupAnalytics } from "./race-analytics.js";
@@ -30,9 +36,14 @@ export class AnalyticsRead {
   }
 }
 
-/** A group's answer messages, each built on first use and then shared. */
+/**
+ * A group's answer messages, each built on first use and then shared: the gateway keeps
+ * a message's JSON, ETag and compressed bytes with the object, so every caller must get
+ * the same one.
+ */
 class GroupAnswers {
   private state: RaceAnalytics | undefined;
+  private answer: GetRaceAnalyticsResponse | undefined;
   private boatLegs: GetLegsResponse | undefined;
 
   constructor(
@@ -44,6 +55,11 @@ class GroupAnswers {
   get message(): RaceAnalytics {
     this.state ??= analyticsMessage(this.race, this.analytics, this.dataAsOfMs);
     return this.state;
+  }
+
+  get response(): GetRaceAnalyticsResponse {
+    this.answer ??= create(GetRaceAnalyticsResponseSchema, { raceAnalytics: this.message });
+    return this.answer;
   }
 
   get legs(): GetLegsResponse {

@@ -6,7 +6,7 @@
 
 import type { CourseStep } from "../../domain/scenario.js";
 import { BoatAnalytics } from "../../domain/analytics/boat-analytics.js";
-import type { FixRow } from "../../store/fixes.js";
+import type { TrackPoint } from "../../store/fixes.js";
 import type { GroupInputs } from "./group-inputs.js";
 
 /** A boat's analytics with what it has been fed. */
@@ -22,7 +22,7 @@ export class BoatTimeline {
   /** The head and the times of the fixes it holds from the settled edge on, in order; null: rebuild. */
   private head: { state: FedState; times: number[] } | null = null;
   /** Fixes settled since the head was last moved: the head may not hold them all yet. */
-  private settledSinceHead: FixRow[] = [];
+  private settledSinceHead: TrackPoint[] = [];
   /** Whether the boat has any fix in its window so far (kept or not). */
   hasFixes = false;
   /** Not settled yet: its first settle reads from its window's start. */
@@ -33,7 +33,7 @@ export class BoatTimeline {
   }
 
   /** Feeds the checkpoint the boat's next settled fixes, in time order, and its finish once it is settled too. */
-  settle(fixes: readonly FixRow[], edgeMs: number, inputs: GroupInputs, finishMs: number | null): void {
+  settle(fixes: readonly TrackPoint[], edgeMs: number, inputs: GroupInputs, finishMs: number | null): void {
     for (const fix of fixes) feed(this.settled, fix, inputs);
     if (finishMs !== null && finishMs < edgeMs) recordFinish(this.settled, finishMs);
     if (fixes.length > 0) this.hasFixes = true;
@@ -47,12 +47,12 @@ export class BoatTimeline {
    * course version or finish now lies inside what it was fed) it is rebuilt from a copy
    * of the checkpoint.
    */
-  moveHead(headFixes: readonly FixRow[], asOfMs: number, inputs: GroupInputs, finishMs: number | null, inputsChanged: boolean): void {
+  moveHead(headFixes: readonly TrackPoint[], asOfMs: number, inputs: GroupInputs, finishMs: number | null, inputsChanged: boolean): void {
     const stored = [...this.settledSinceHead, ...headFixes];
     const kept = this.head !== null && !inputsChanged && heldAreStored(this.head.times, stored) ? this.head : null;
-    const head = kept ?? { state: copy(this.settled), times: this.settledSinceHead.map((fix) => fix.t) };
+    const head = kept ?? { state: copy(this.settled), times: this.settledSinceHead.map((fix) => fix.tMs) };
     for (const fix of stored.slice(head.times.length)) feed(head.state, fix, inputs);
-    head.times = headFixes.map((fix) => fix.t);
+    head.times = headFixes.map((fix) => fix.tMs);
     if (finishMs !== null && finishMs <= asOfMs) recordFinish(head.state, finishMs);
     if (headFixes.length > 0) this.hasFixes = true;
     this.head = head;
@@ -74,19 +74,20 @@ export class BoatTimeline {
  * Whether the fixes the head holds are still the first stored ones: no fix came late
  * among them. One stored after the head's newest is simply fed next, in order.
  */
-function heldAreStored(held: readonly number[], stored: readonly FixRow[]): boolean {
+function heldAreStored(held: readonly number[], stored: readonly TrackPoint[]): boolean {
   if (stored.length < held.length) return false;
-  return held.every((t, i) => stored[i]!.t === t);
+  return held.every((t, i) => stored[i]!.tMs === t);
 }
 
-function feed(state: FedState, fix: FixRow, inputs: GroupInputs): void {
+function feed(state: FedState, fix: TrackPoint, inputs: GroupInputs): void {
   for (;;) {
     const next = inputs.courses[state.courseIndex + 1];
-    if (next === undefined || next.appliedFromMs > fix.t) break;
+    if (next === undefined || next.appliedFromMs > fix.tMs) break;
     state.courseIndex += 1;
     state.analytics.changeCourse(next.steps as CourseStep[]);
   }
-  state.analytics.push({ tMs: fix.t, lat: fix.lat, lon: fix.lon }, inputs.twdAt(fix.t));
+  // The row itself is the fix (its columns are named so): no copy of a million rows.
+  state.analytics.push(fix, inputs.twdAt(fix.tMs));
 }
 
 function recordFinish(state: FedState, finishMs: number): void {

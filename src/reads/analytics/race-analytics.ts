@@ -18,7 +18,7 @@ import type { CourseStep } from "../../domain/scenario.js";
 import { readerSlackMs, settledEdge } from "../../domain/track-window.js";
 import { courseHistory, windHistory, type WindHistoryRecord } from "../../store/analytics-inputs.js";
 import { groupBoats, phoneFinishes, type GroupBoat } from "../../store/boats.js";
-import { type FixRange, fixesInRanges, type FixRow } from "../../store/fixes.js";
+import { type FixRange, type TrackPoint, trackPointsInRanges } from "../../store/fixes.js";
 import type { Pool } from "../../store/pool.js";
 import type { RaceRecord, StartGroupRecord } from "../../store/races.js";
 import { BoatTimeline } from "./boat-timeline.js";
@@ -178,7 +178,7 @@ class GroupState {
       for (const boat of boats) {
         const timeline = this.timelines.get(boat.entryId)!;
         // A boat already settled to the old edge takes only what lies beyond it.
-        const own = (fixes.get(boat.entryId) ?? []).filter((fix) => timeline.isNew || fix.t >= this.settledUntilMs);
+        const own = (fixes.get(boat.entryId) ?? []).filter((fix) => timeline.isNew || fix.tMs >= this.settledUntilMs);
         timeline.settle(own, untilMs, this.inputs!, this.inputs!.finishes.get(boat.entryId) ?? null);
       }
     }
@@ -197,7 +197,7 @@ class GroupState {
     boats: readonly GroupBoat[],
     fromMs: number,
     toMs: number,
-  ): Promise<Map<number, FixRow[]>> {
+  ): Promise<Map<number, TrackPoint[]>> {
     const ranges: FixRange[] = [];
     for (const boat of boats) {
       const window = this.window(boat);
@@ -205,13 +205,13 @@ class GroupState {
       const range = { entryId: boat.entryId, fromMs: Math.max(fromMs, window.fromMs), toMs: Math.min(toMs, window.untilMs - 1) };
       if (range.toMs >= range.fromMs) ranges.push(range);
     }
-    const byBoat = new Map<number, FixRow[]>();
-    for (const fix of await fixesInRanges(pool, groupId, ranges)) {
+    const byBoat = new Map<number, TrackPoint[]>();
+    for (const fix of await trackPointsInRanges(pool, groupId, ranges)) {
       const own = byBoat.get(fix.entryId);
       if (own === undefined) byBoat.set(fix.entryId, [fix]);
       else own.push(fix);
     }
-    for (const fixes of byBoat.values()) fixes.sort((a, b) => a.t - b.t);
+    for (const fixes of byBoat.values()) fixes.sort((a, b) => a.tMs - b.tMs);
     return byBoat;
   }
 

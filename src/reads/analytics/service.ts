@@ -77,14 +77,14 @@ export function raceAnalyticsService(deps: ServiceDeps): ServiceImpl<typeof Race
       if (atMs === undefined) {
         const { group, read } = await groupRead(caller, request);
         dated(context, read, ANALYTICS_CACHE_CONTROL);
-        return { raceAnalytics: read.of(group).message };
+        return read.of(group).response;
       }
       const { race, group } = await target(caller, request);
       const nowMs = Date.now();
       if (!isPastMoment(atMs, dataAsOf(nowMs, race.event.delaySeconds))) throw invalid("at");
       const { read, settled } = await past.at(race, atMs, nowMs);
       dated(context, read, settled ? IMMUTABLE_CACHE_CONTROL : ANALYTICS_CACHE_CONTROL);
-      return { raceAnalytics: read.of(group).message };
+      return read.of(group).response;
     }),
     getLegs: guarded(deps, RaceAnalyticsService.method.getLegs, async (request, caller, context) => {
       const { group, read } = await groupRead(caller, request);

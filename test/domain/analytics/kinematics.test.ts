@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  dropOlder,
   type Fix,
   JumpFilter,
   KNOT_M_PER_S,
@@ -26,6 +27,35 @@ function straightTrack(seconds: number, speedKn: number, courseDeg: number): Fix
 function keptBy(filter: JumpFilter, fixes: Fix[]): Fix[] {
   return fixes.map((fix) => filter.push(fix)).filter((fix): fix is Fix => fix !== null);
 }
+
+describe("dropOlder", () => {
+  const window = (...seconds: number[]) => seconds.map((s) => ({ tMs: s * 1000 }));
+
+  it("drops, in place, the entries before the first at or after the time", () => {
+    const entries = window(1, 2, 3, 4);
+    dropOlder(entries, 2500);
+    expect(entries).toEqual(window(3, 4));
+    dropOlder(entries, 3000);
+    expect(entries).toEqual(window(3, 4));
+  });
+
+  it("keeps the newest `keepBefore` of the older entries", () => {
+    const entries = window(1, 2, 3, 4, 5);
+    dropOlder(entries, 4000, 1);
+    expect(entries).toEqual(window(3, 4, 5));
+    dropOlder(entries, 3000, 1);
+    expect(entries).toEqual(window(3, 4, 5));
+  });
+
+  it("drops nothing when no entry is that new, or the window is empty", () => {
+    const entries = window(1, 2);
+    dropOlder(entries, 9000);
+    expect(entries).toEqual(window(1, 2));
+    const empty: { tMs: number }[] = [];
+    dropOlder(empty, 0);
+    expect(empty).toEqual([]);
+  });
+});
 
 describe("speedBetweenKn", () => {
   it("turns metres per second into knots", () => {
