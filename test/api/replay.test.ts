@@ -279,7 +279,9 @@ describe("WatchRaceLive with from and speed over gRPC", () => {
     ["a from out of Timestamp's range", { from: { $typeName: "google.protobuf.Timestamp", seconds: 10n ** 15n, nanos: 0 } }, "from"],
     ["speed without from", { from: undefined, speed: 2 }, "speed"],
   ] as const)("refuses %s with INVALID_ARGUMENT naming it", async (_, request, name) => {
-    const { done } = watch({ from: timestampFromMs(cutoffMs() - MINUTE), ...request } as MessageInitShape<typeof WatchRaceLiveRequestSchema>);
+    const { done } = watch({ from: timestampFromMs(cutoffMs() - MINUTE), ...request } as MessageInitShape<
+      typeof WatchRaceLiveRequestSchema
+    >);
     const error = await done;
     expect(error?.code).toBe(grpc.status.INVALID_ARGUMENT);
     const details = error!.metadata.get("grpc-status-details-bin")[0] as Buffer;
