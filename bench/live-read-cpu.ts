@@ -6,7 +6,7 @@
 // Run: node --import tsx bench/live-read-cpu.ts   (ROUNDS=7 READS=300 to change)
 
 import mysql from "mysql2/promise";
-import { readRaceLive } from "../src/reads/race-live.js";
+import { readRaceLive } from "../src/reads/live-answer.js";
 import { createPool, type Pool } from "../src/store/pool.js";
 import { findRace, type RaceRecord } from "../src/store/races.js";
 import { benchRace } from "./bench-race.js";

@@ -23,7 +23,7 @@ export type FeedEvent<T> = { value: Published<T> } | { heartbeat: true };
 export const FEED_ASK_EVERY_MS = 250;
 
 /** How long a new subscription waits for its first value before opening with a heartbeat. */
-const FIRST_WAIT_MS = 500;
+export const FIRST_WAIT_MS = 500;
 
 export class SubscriptionStalled extends Error {
   constructor(stalledMs: number) {
@@ -126,7 +126,15 @@ class Producer<T> {
   }
 }
 
-export class Subscription<T> implements AsyncIterable<FeedEvent<T>> {
+/** What a Watch stream iterates (a live subscription, or a replay: replay.ts), and the two ways the server ends it. */
+export interface FeedSubscription<T> extends AsyncIterable<FeedEvent<T>> {
+  /** Ends the stream with `error` (a revoked credential, a stalled client). */
+  fail(error: unknown): void;
+  /** Ends the stream cleanly (the client left, the server shuts down). */
+  end(): void;
+}
+
+export class Subscription<T> implements FeedSubscription<T> {
   private pending: Published<T> | null = null;
   private pendingSinceMs = 0;
   private lastSentId: string;

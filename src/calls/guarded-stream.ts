@@ -10,7 +10,7 @@ import type { Caller } from "../auth/guard.js";
 import { ApiError, TRACE_ID_HEADER } from "../errors/api-error.js";
 import { callPolicy } from "./call-policies.js";
 import { traceId } from "./context.js";
-import { SubscriptionStalled, type FeedEvent, type Subscription } from "./feeds.js";
+import { SubscriptionStalled, type FeedEvent, type FeedSubscription } from "./feeds.js";
 import { admit, authorize, rpcError, type GuardedDeps } from "./guarded.js";
 import { openingAdmission } from "./admission.js";
 import { openStreams, rateLimited } from "../telemetry/metrics.js";
@@ -21,7 +21,7 @@ const RECHECK_MS = 1000;
 /** Open streams per client on this instance, and every open subscription, for shutdown. */
 export class OpenStreams {
   private readonly perClient = new Map<string, number>();
-  private readonly open = new Set<Subscription<unknown>>();
+  private readonly open = new Set<FeedSubscription<unknown>>();
   private readonly onShutdown = new Set<() => void>();
 
   /** `refusedAs`: the rate_limited metric's bucket label of a refusal. */
@@ -48,7 +48,7 @@ export class OpenStreams {
     };
   }
 
-  track(subscription: Subscription<unknown>): () => void {
+  track(subscription: FeedSubscription<unknown>): () => void {
     this.open.add(subscription);
     openStreams.inc();
     return () => {
@@ -126,7 +126,7 @@ export function guardedDownload<I, O>(
 }
 
 /** Opens the stream for an authorised caller: checks what the call itself needs (the race) and subscribes. */
-export type StreamOpener<I, T> = (request: I, caller: Caller, context: HandlerContext) => Promise<Subscription<T>>;
+export type StreamOpener<I, T> = (request: I, caller: Caller, context: HandlerContext) => Promise<FeedSubscription<T>>;
 
 /**
  * A server-streaming handler for `method` under its call policy: `open` runs after the
@@ -144,7 +144,7 @@ export function guardedStream<I, T, O>(
   return async function* (request, context) {
     const trace = context.values.get(traceId);
     context.responseHeader.set(TRACE_ID_HEADER, trace);
-    let subscription: Subscription<T>;
+    let subscription: FeedSubscription<T>;
     let release: () => void;
     try {
       const caller = await openingAdmission(deps, policy, context);
@@ -159,7 +159,7 @@ export function guardedStream<I, T, O>(
       throw rpcError(error, trace, deps.logger, method.name);
     }
 
-    const untrack = deps.streams.track(subscription as Subscription<unknown>);
+    const untrack = deps.streams.track(subscription as FeedSubscription<unknown>);
     const recheckTimer = setInterval(() => {
       authorize(deps, policy, context)
         .then((caller) => recheck(request, caller))

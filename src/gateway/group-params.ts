@@ -1,6 +1,7 @@
-// The query parameters of the per-group reads (track, analytics): the start group, and
-// a window's since and until as ISO 8601 UTC date-times, into the request message's
-// fields. Translation only: whether the group or the window is allowed is the RPC's rule.
+// The query parameters of the race reads (track, analytics, live at a past moment): the
+// start group, and times (a window's since and until, a moment) as ISO 8601 UTC
+// date-times, into the request message's fields. Translation only: whether the group,
+// the window or the moment is allowed is the RPC's rule.
 
 import { create } from "@bufbuild/protobuf";
 import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
@@ -10,7 +11,7 @@ import { ApiError } from "../errors/api-error.js";
 // RFC 3339 in UTC: seconds required, any fraction, `Z` (or an offset of zero).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|[+-]00:00)$/;
 
-const dateTimeParam = (description: string) => ({
+export const dateTimeParam = (description: string) => ({
   type: "string",
   format: "date-time",
   maxLength: 40,
@@ -58,6 +59,12 @@ export function windowRequest(request: FastifyRequest): {
     since: timestampParam(query.since, "since"),
     until: query.until === undefined ? undefined : timestampParam(query.until, "until"),
   };
+}
+
+/** An optional date-time query parameter (`at`, `from`) as a Timestamp. */
+export function momentParam(request: FastifyRequest, name: string): Timestamp | undefined {
+  const value = (request.query as Record<string, string | undefined>)[name];
+  return value === undefined ? undefined : timestampParam(value, name);
 }
 
 /** An ISO 8601 UTC date-time as a Timestamp, exactly (nanoseconds kept); a calendar overflow is API_PARAM_INVALID. */

@@ -27,7 +27,8 @@ import {
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/paging.js";
 import { restRoute, type Query, type RestRoute } from "./rpc-call.js";
 import { streamRoute, type StreamRoute } from "./sse.js";
-import { GROUP_QUERY, groupRequest, windowQuery, windowRequest } from "./group-params.js";
+import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED } from "../domain/past-moment.js";
+import { dateTimeParam, GROUP_QUERY, groupRequest, momentParam, windowQuery, windowRequest } from "./group-params.js";
 import { stringifyTrackPage, TRACK_QUERY } from "./track-json.js";
 import { trackExportRoute, type DownloadRoute } from "./download.js";
 import { EXPORTS_PER_CLIENT } from "../limits/policy.js";
@@ -72,6 +73,26 @@ const firstLang = (query: Query) => {
   if (Array.isArray(query.lang)) query.lang = query.lang[0];
 };
 const lang = (request: FastifyRequest) => (request.query as { lang?: string }).lang ?? "";
+
+const AT =
+  "A past moment, ISO 8601 UTC (rounded up to the millisecond): the answer as it was then, its dataAsOf this time. Must be before the current dataAsOf (now minus the event's delay); any earlier time is allowed. Left out: now.";
+const LIVE_QUERY = { type: "object", properties: { at: dateTimeParam(AT) } };
+const REPLAY_QUERY = {
+  type: "object",
+  properties: {
+    from: dateTimeParam(
+      "Replay from this past moment, ISO 8601 UTC: the states of a 2-second grid from the one at or before it. Must be before the current dataAsOf. Left out: the live stream.",
+    ),
+    speed: {
+      type: "number",
+      minimum: MIN_REPLAY_SPEED,
+      maximum: MAX_REPLAY_SPEED,
+      description: `Replay speed with from: race seconds per second, ${MIN_REPLAY_SPEED} to ${MAX_REPLAY_SPEED} (fractions allowed). Default ${MIN_REPLAY_SPEED}.`,
+      examples: [10],
+    },
+  },
+};
+const PAST_MOMENT_CACHE = `A past moment at least 2 minutes before the delayed cut-off never changes: sent ${IMMUTABLE_CACHE_CONTROL}, and kept server-side.`;
 
 const ANALYTICS_GROUP =
   "One start group's (startGroupId, which may be left out only when the race has one), computed from the tracks up to dataAsOf (now minus the event's delay) inside each boat's capture window; fixes that would need more than 50 knots are left out and counted per boat.";
@@ -138,12 +159,17 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.raceLive.getRaceLive,
     tag: "Races",
     summary: "Race live: positions, wind and live order",
-    description:
-      "Each start group's newest position, speed and heading per boat, the newest committee wind reading and the unofficial live order, as of dataAsOf (now minus the event's delay). One shared read per race every 2 seconds: poll with If-None-Match.",
+    description: `Each start group's newest position, speed and heading per boat, the newest committee wind reading and the unofficial live order, as of dataAsOf (now minus the event's delay). One shared read per race every 2 seconds: poll with If-None-Match.
+
+With at: the race as it was at that past moment, as a live answer then held it: boats at their newest fix up to it, the wind, course and live order in force then, the groups' states by their gun and finish times. Not kept in history, so shown as they are now: names, sail numbers, which entries are approved and have a phone, the delay, isLive (and so whether liveOrder is shown), a Postponed or Abandoned state. ${PAST_MOMENT_CACHE}`,
     params: RACE_ID,
-    request: raceId,
+    querystring: LIVE_QUERY,
+    request: (request) => ({ ...raceId(request), at: momentParam(request, "at") }),
     responseBody: "raceLive",
-    cacheControl: { enum: [LIVE_CACHE_CONTROL] },
+    cacheControl: {
+      enum: [LIVE_CACHE_CONTROL, IMMUTABLE_CACHE_CONTROL],
+      description: `${LIVE_CACHE_CONTROL}; ${IMMUTABLE_CACHE_CONTROL} for a settled past moment (at at least 2 minutes before the delayed cut-off).`,
+    },
     dataAsOf: true,
   }),
   restRoute({
@@ -187,12 +213,17 @@ export const REST_ROUTES: readonly RestRoute[] = [
     implementation: (services) => services.analytics.getRaceAnalytics,
     tag: "Races",
     summary: "Race analytics: order on the water, gaps, VMG",
-    description: `${ANALYTICS_GROUP} The legs of the course under the newest wind, and every boat by course progress with its leg, distance to the next mark, distance and time behind the leader, speed, course, VMG, true wind angle, start and finish times, whether it is stale and its last manoeuvre. The order is unofficial, never a result. Computed once per race every 2 seconds: poll with If-None-Match.`,
+    description: `${ANALYTICS_GROUP} The legs of the course under the newest wind, and every boat by course progress with its leg, distance to the next mark, distance and time behind the leader, speed, course, VMG, true wind angle, start and finish times, whether it is stale and its last manoeuvre. The order is unofficial, never a result. Computed once per race every 2 seconds: poll with If-None-Match.
+
+With at: the analytics as they were at that past moment, computed afresh from the stored rows up to it (at most two such computations at a time per server; others wait their turn). ${PAST_MOMENT_CACHE}`,
     params: RACE_ID,
-    querystring: GROUP_QUERY,
-    request: groupRequest,
+    querystring: { type: "object", properties: { ...GROUP_QUERY.properties, at: dateTimeParam(AT) } },
+    request: (request) => ({ ...groupRequest(request), at: momentParam(request, "at") }),
     responseBody: "raceAnalytics",
-    cacheControl: { enum: [ANALYTICS_CACHE_CONTROL] },
+    cacheControl: {
+      enum: [ANALYTICS_CACHE_CONTROL, IMMUTABLE_CACHE_CONTROL],
+      description: `${ANALYTICS_CACHE_CONTROL}; ${IMMUTABLE_CACHE_CONTROL} for a settled past moment.`,
+    },
     dataAsOf: true,
   }),
   restRoute({
@@ -256,10 +287,17 @@ export const STREAM_ROUTES: readonly StreamRoute[] = [
     implementation: (services) => services.raceLive.watchRaceLive,
     tag: "Races",
     summary: "Race live, pushed: a stream of race live states",
-    description:
-      "The race live object now, then each new one as the shared read produces it (at most every 2 seconds), instead of polling.",
+    description: `The race live object now, then each new one as the shared read produces it (at most every 2 seconds), instead of polling.
+
+Replay with from (and speed): the race from that past moment, one state per 2 seconds of race time (the live answer with at for each moment of a 2-second grid, its id the moment in epoch ms), every 2/speed seconds, as a live viewer saw it. The replay never looks past the delayed cut-off: once it catches up, the stream goes on as the live stream. Reconnect to the same URL with Last-Event-ID (as EventSource does) and the replay continues with the next moment. States are shared by every viewer at the same moment.`,
     params: RACE_ID,
-    request: (request) => ({ ...raceId(request), resumeAfter: lastEventId(request) }),
+    querystring: REPLAY_QUERY,
+    request: (request) => ({
+      ...raceId(request),
+      resumeAfter: lastEventId(request),
+      from: momentParam(request, "from"),
+      speed: (request.query as { speed?: number }).speed,
+    }),
     eventName: "live",
     body: RaceLiveSchema,
     event: ({ event }) => (event.case === "live" ? { id: event.value.eventId, body: event.value.raceLive! } : null),

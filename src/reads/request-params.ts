@@ -1,6 +1,6 @@
-// The request parameters the per-group reads share (the track and the analytics): a
-// start group id, which may be left out only when the race has one group, and a
-// window's times, each refused as the spec says (API_PARAM_INVALID naming it).
+// The request parameters the race reads share (the track, the analytics, the live
+// answer at a past moment): a start group id, which may be left out only when the race
+// has one group, and times, each refused as the spec says (API_PARAM_INVALID naming it).
 
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { isUuid } from "../domain/uuid.js";
@@ -36,7 +36,7 @@ export function startGroup(race: RaceRecord, startGroupId: string | undefined): 
  * Epoch ms of a request time, rounded up to the millisecond. Fix times are whole
  * milliseconds, so [since, until) rounded up holds exactly the fixes the finer bounds hold.
  */
-export function epochMs(timestamp: Timestamp | undefined, name: "since" | "until"): number | undefined {
+export function epochMs(timestamp: Timestamp | undefined, name: "since" | "until" | "at" | "from"): number | undefined {
   if (timestamp === undefined) return undefined;
   const { seconds, nanos } = timestamp;
   if (seconds < MIN_SECONDS || seconds > MAX_SECONDS || nanos < 0 || nanos > 999_999_999) throw invalid(name);

@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file racing/v1/race_live.proto.
  */
 export const file_racing_v1_race_live: GenFile = /*@__PURE__*/
-  fileDesc("ChlyYWNpbmcvdjEvcmFjZV9saXZlLnByb3RvEglyYWNpbmcudjEiPQoUV2F0Y2hSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCRIUCgxyZXN1bWVfYWZ0ZXIYAiABKAkiewoVV2F0Y2hSYWNlTGl2ZVJlc3BvbnNlEigKBGxpdmUYASABKAsyGC5yYWNpbmcudjEuUmFjZUxpdmVFdmVudEgAEi8KCWhlYXJ0YmVhdBgCIAEoCzIaLnJhY2luZy52MS5TdHJlYW1IZWFydGJlYXRIAEIHCgVldmVudCJJCg1SYWNlTGl2ZUV2ZW50EhAKCGV2ZW50X2lkGAEgASgJEiYKCXJhY2VfbGl2ZRgCIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSIlChJHZXRSYWNlTGl2ZVJlcXVlc3QSDwoHcmFjZV9pZBgBIAEoCSI9ChNHZXRSYWNlTGl2ZVJlc3BvbnNlEiYKCXJhY2VfbGl2ZRgBIAEoCzITLnJhY2luZy52MS5SYWNlTGl2ZSLVAQoIUmFjZUxpdmUSDwoHcmFjZV9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIPCgdyYWNlX25vGAMgASgFEgwKBG5hbWUYBCABKAkSDwoHaXNfbGl2ZRgFIAEoCBIVCg1kZWxheV9zZWNvbmRzGAYgASgFEi4KCmRhdGFfYXNfb2YYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KDHN0YXJ0X2dyb3VwcxgIIAMoCzIZLnJhY2luZy52MS5TdGFydEdyb3VwTGl2ZSKsAwoOU3RhcnRHcm91cExpdmUSFgoOc3RhcnRfZ3JvdXBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIpCgVzdGF0ZRgDIAEoDjIaLnJhY2luZy52MS5TdGFydEdyb3VwU3RhdGUSMgoOc3RhcnRfdGltZV91dGMYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2ZpbmlzaF90aW1lX3V0YxgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY291cnNlX3ZlcnNpb24YBiABKAUSHQoEd2luZBgHIAEoCzIPLnJhY2luZy52MS5XaW5kEiIKBWJvYXRzGAggAygLMhMucmFjaW5nLnYxLkxpdmVCb2F0EigKCmxpdmVfb3JkZXIYCSABKAsyFC5yYWNpbmcudjEuTGl2ZU9yZGVyEjQKEGxpdmVfb3JkZXJfYXNfb2YYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBmNvdXJzZRgLIAMoCzIVLnJhY2luZy52MS5Db3Vyc2VTdGVwIl4KCkNvdXJzZVN0ZXASDAoEa2luZBgBIAEoCRISCgVsYWJlbBgCIAEoCUgAiAEBEiQKBW1hcmtzGAMgAygLMhUucmFjaW5nLnYxLkNvdXJzZU1hcmtCCAoGX2xhYmVsIjMKCkNvdXJzZU1hcmsSCwoDa2V5GAEgASgJEgsKA2xhdBgCIAEoARILCgNsb24YAyABKAEiYgoEV2luZBILCgN0d2QYASABKAUSEAoDdHdzGAIgASgBSACIAQESMwoPbWVhc3VyZWRfYXRfdXRjGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIGCgRfdHdzItIBCghMaXZlQm9hdBIQCghlbnRyeV9pZBgBIAEoCRITCgtzYWlsX251bWJlchgCIAEoCRIRCglib2F0X25hbWUYAyABKAkSCwoDbGF0GAQgASgBEgsKA2xvbhgFIAEoARITCgZzb2dfa24YBiABKAFIAIgBARIUCgdjb2dfZGVnGAcgASgBSAGIAQESMAoMZml4X3RpbWVfdXRjGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIJCgdfc29nX2tuQgoKCF9jb2dfZGVnIjIKCUxpdmVPcmRlchIlCgRyb3dzGAEgAygLMhcucmFjaW5nLnYxLkxpdmVPcmRlclJvdyKHAgoMTGl2ZU9yZGVyUm93EhAKCGVudHJ5X2lkGAEgASgJEhEKBHJhbmsYAiABKAVIAIgBARIcCg9lbGFwc2VkX3NlY29uZHMYAyABKAFIAYgBARIeChFjb3JyZWN0ZWRfc2Vjb25kcxgEIAEoAUgCiAEBEhoKDWRlbHRhX3NlY29uZHMYBSABKAFIA4gBARIzCg9maW5pc2hfdGltZV91dGMYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9yYW5rQhIKEF9lbGFwc2VkX3NlY29uZHNCFAoSX2NvcnJlY3RlZF9zZWNvbmRzQhAKDl9kZWx0YV9zZWNvbmRzMrUBCg9SYWNlTGl2ZVNlcnZpY2USTAoLR2V0UmFjZUxpdmUSHS5yYWNpbmcudjEuR2V0UmFjZUxpdmVSZXF1ZXN0Gh4ucmFjaW5nLnYxLkdldFJhY2VMaXZlUmVzcG9uc2USVAoNV2F0Y2hSYWNlTGl2ZRIfLnJhY2luZy52MS5XYXRjaFJhY2VMaXZlUmVxdWVzdBogLnJhY2luZy52MS5XYXRjaFJhY2VMaXZlUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp, file_racing_v1_common]);
+  fileDesc("ChlyYWNpbmcvdjEvcmFjZV9saXZlLnByb3RvEglyYWNpbmcudjEihQEKFFdhdGNoUmFjZUxpdmVSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSFAoMcmVzdW1lX2FmdGVyGAIgASgJEigKBGZyb20YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBXNwZWVkGAQgASgBSACIAQFCCAoGX3NwZWVkInsKFVdhdGNoUmFjZUxpdmVSZXNwb25zZRIoCgRsaXZlGAEgASgLMhgucmFjaW5nLnYxLlJhY2VMaXZlRXZlbnRIABIvCgloZWFydGJlYXQYAiABKAsyGi5yYWNpbmcudjEuU3RyZWFtSGVhcnRiZWF0SABCBwoFZXZlbnQiSQoNUmFjZUxpdmVFdmVudBIQCghldmVudF9pZBgBIAEoCRImCglyYWNlX2xpdmUYAiABKAsyEy5yYWNpbmcudjEuUmFjZUxpdmUiTQoSR2V0UmFjZUxpdmVSZXF1ZXN0Eg8KB3JhY2VfaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIj0KE0dldFJhY2VMaXZlUmVzcG9uc2USJgoJcmFjZV9saXZlGAEgASgLMhMucmFjaW5nLnYxLlJhY2VMaXZlItUBCghSYWNlTGl2ZRIPCgdyYWNlX2lkGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEg8KB3JhY2Vfbm8YAyABKAUSDAoEbmFtZRgEIAEoCRIPCgdpc19saXZlGAUgASgIEhUKDWRlbGF5X3NlY29uZHMYBiABKAUSLgoKZGF0YV9hc19vZhgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoMc3RhcnRfZ3JvdXBzGAggAygLMhkucmFjaW5nLnYxLlN0YXJ0R3JvdXBMaXZlIqwDCg5TdGFydEdyb3VwTGl2ZRIWCg5zdGFydF9ncm91cF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEikKBXN0YXRlGAMgASgOMhoucmFjaW5nLnYxLlN0YXJ0R3JvdXBTdGF0ZRIyCg5zdGFydF90aW1lX3V0YxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPZmluaXNoX3RpbWVfdXRjGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jb3Vyc2VfdmVyc2lvbhgGIAEoBRIdCgR3aW5kGAcgASgLMg8ucmFjaW5nLnYxLldpbmQSIgoFYm9hdHMYCCADKAsyEy5yYWNpbmcudjEuTGl2ZUJvYXQSKAoKbGl2ZV9vcmRlchgJIAEoCzIULnJhY2luZy52MS5MaXZlT3JkZXISNAoQbGl2ZV9vcmRlcl9hc19vZhgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoGY291cnNlGAsgAygLMhUucmFjaW5nLnYxLkNvdXJzZVN0ZXAiXgoKQ291cnNlU3RlcBIMCgRraW5kGAEgASgJEhIKBWxhYmVsGAIgASgJSACIAQESJAoFbWFya3MYAyADKAsyFS5yYWNpbmcudjEuQ291cnNlTWFya0IICgZfbGFiZWwiMwoKQ291cnNlTWFyaxILCgNrZXkYASABKAkSCwoDbGF0GAIgASgBEgsKA2xvbhgDIAEoASJiCgRXaW5kEgsKA3R3ZBgBIAEoBRIQCgN0d3MYAiABKAFIAIgBARIzCg9tZWFzdXJlZF9hdF91dGMYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgYKBF90d3Mi0gEKCExpdmVCb2F0EhAKCGVudHJ5X2lkGAEgASgJEhMKC3NhaWxfbnVtYmVyGAIgASgJEhEKCWJvYXRfbmFtZRgDIAEoCRILCgNsYXQYBCABKAESCwoDbG9uGAUgASgBEhMKBnNvZ19rbhgGIAEoAUgAiAEBEhQKB2NvZ19kZWcYByABKAFIAYgBARIwCgxmaXhfdGltZV91dGMYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgkKB19zb2dfa25CCgoIX2NvZ19kZWciMgoJTGl2ZU9yZGVyEiUKBHJvd3MYASADKAsyFy5yYWNpbmcudjEuTGl2ZU9yZGVyUm93IocCCgxMaXZlT3JkZXJSb3cSEAoIZW50cnlfaWQYASABKAkSEQoEcmFuaxgCIAEoBUgAiAEBEhwKD2VsYXBzZWRfc2Vjb25kcxgDIAEoAUgBiAEBEh4KEWNvcnJlY3RlZF9zZWNvbmRzGAQgASgBSAKIAQESGgoNZGVsdGFfc2Vjb25kcxgFIAEoAUgDiAEBEjMKD2ZpbmlzaF90aW1lX3V0YxgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX3JhbmtCEgoQX2VsYXBzZWRfc2Vjb25kc0IUChJfY29ycmVjdGVkX3NlY29uZHNCEAoOX2RlbHRhX3NlY29uZHMytQEKD1JhY2VMaXZlU2VydmljZRJMCgtHZXRSYWNlTGl2ZRIdLnJhY2luZy52MS5HZXRSYWNlTGl2ZVJlcXVlc3QaHi5yYWNpbmcudjEuR2V0UmFjZUxpdmVSZXNwb25zZRJUCg1XYXRjaFJhY2VMaXZlEh8ucmFjaW5nLnYxLldhdGNoUmFjZUxpdmVSZXF1ZXN0GiAucmFjaW5nLnYxLldhdGNoUmFjZUxpdmVSZXNwb25zZTABYgZwcm90bzM", [file_google_protobuf_timestamp, file_racing_v1_common]);
 
 /**
  * Request of RaceLiveService.WatchRaceLive.
@@ -39,11 +39,29 @@ export type WatchRaceLiveRequest = Message<"racing.v1.WatchRaceLiveRequest"> & {
   /**
    * The event_id of the last state the client received, when it reconnects:
    * that state is not sent again; a newer one is sent at once. Empty: start
-   * with the current state.
+   * with the current state. In a replay: the replay continues with the
+   * first moment after it (an id that is no number is ignored).
    *
    * @generated from field: string resume_after = 2;
    */
   resumeAfter: string;
+
+  /**
+   * Replay from this past moment; unset: the live stream. Must be before
+   * the current cut-off (now minus the event's delay). Any earlier time is
+   * allowed: moments before the race has data answer empty start groups.
+   *
+   * @generated from field: google.protobuf.Timestamp from = 3;
+   */
+  from?: Timestamp | undefined;
+
+  /**
+   * Replay speed: race seconds per wall-clock second, 1 to 60 (fractions
+   * allowed). Unset: 1. Only with from.
+   *
+   * @generated from field: optional double speed = 4;
+   */
+  speed?: number | undefined;
 };
 
 /**
@@ -131,6 +149,22 @@ export type GetRaceLiveRequest = Message<"racing.v1.GetRaceLiveRequest"> & {
    * @generated from field: string race_id = 1;
    */
   raceId: string;
+
+  /**
+   * A past moment: the answer as it was then, with data_as_of = at (rounded
+   * up to the millisecond). Unset: now minus the event's delay. Must be
+   * before the current cut-off, else API_PARAM_INVALID (name at); any earlier
+   * time is allowed (before the race has data: empty start groups). Boats,
+   * their fixes and phone finishes, the wind, the course version, the live
+   * order readings, the group's gun and finish times and the state derived
+   * from them are as of at. Not kept in history, so shown as they are now:
+   * names, sail numbers, which entries are approved and have a phone, the
+   * delay, is_live (and so whether live_order is shown at all), and a
+   * Postponed or Abandoned state.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 2;
+   */
+  at?: Timestamp | undefined;
 };
 
 /**
@@ -618,9 +652,19 @@ export const RaceLiveService: GenService<{
    * Scope: tracking:read. The answer is read once per race per 2 seconds and
    * shared by all callers who may see the race (visibility is checked on every
    * call); REST sends Cache-Control: private, max-age=2.
-   * Errors (ErrorInfo.reason): RACE_NOT_FOUND (NOT_FOUND; unknown,
-   * non-UUID or another club's race id), TRACKING_NOT_SHARED (NOT_FOUND;
-   * the event has not opted in to sharing), plus the common codes.
+   *
+   * With `at` (REST ?at=): the answer as it was at that past moment, its
+   * data_as_of = at. A moment at least 2 minutes before the current cut-off
+   * never changes: REST sends Cache-Control: private, max-age=3600, immutable
+   * and the answer is kept server-side; a later one is shared for 2 s as the
+   * live answer is. What a past answer cannot reproduce (the names, is_live
+   * and the live order it governs, a Postponed or Abandoned state): see
+   * GetRaceLiveRequest.at.
+   * Errors (ErrorInfo.reason): API_PARAM_INVALID (INVALID_ARGUMENT; metadata
+   * name = at: at not before the current cut-off), RACE_NOT_FOUND (NOT_FOUND;
+   * unknown, non-UUID or another club's race id), TRACKING_NOT_SHARED
+   * (NOT_FOUND; the event has not opted in to sharing), plus the common codes.
+   * Checked in this order: RACE_NOT_FOUND and TRACKING_NOT_SHARED, then at.
    *
    * @generated from rpc racing.v1.RaceLiveService.GetRaceLive
    */
@@ -642,8 +686,21 @@ export const RaceLiveService: GenService<{
    * within 5 seconds with the guard's code. The stream ends cleanly when the
    * server shuts down; reconnect with resume_after. A client that does not
    * read for 30 seconds is dropped (RESOURCE_EXHAUSTED).
-   * Errors (ErrorInfo.reason): as GetRaceLive, plus RATE_LIMIT_EXCEEDED for
-   * too many open streams.
+   *
+   * Replay (REST ?from=&speed=): with `from`, the stream first replays the
+   * race from that past moment at `speed` times real time (1 to 60): the
+   * state GetRaceLive with `at` answers at each moment of a 2-second grid
+   * (epoch ms divisible by 2000) from the one at or before `from`, one every
+   * 2/speed seconds, each with its moment as event_id. A replay never looks
+   * past the delayed cut-off: once it reaches it, the stream goes on as the
+   * live stream (event ids are every state's data_as_of in epoch ms either
+   * way). Reconnect with the same from and speed and resume_after = the last
+   * event_id: the replay continues with the next moment. Replay states are
+   * shared by every viewer at the same moment (read once, a settled one kept).
+   * Errors (ErrorInfo.reason): as GetRaceLive, plus API_PARAM_INVALID
+   * (INVALID_ARGUMENT; metadata name = from: not before the current cut-off;
+   * name = speed: not a number from 1 to 60, or given without from) and
+   * RATE_LIMIT_EXCEEDED for too many open streams.
    *
    * @generated from rpc racing.v1.RaceLiveService.WatchRaceLive
    */

@@ -3,14 +3,12 @@
 // decided per request; the analytics themselves are one shared computation per race
 // per 2 s (the engine's refresh at now minus the delay), whose answer messages are
 // made once and handed to every caller, so the gateway serialises, hashes and
-// compresses each once. Parameters are checked as the track's are (request-params.ts).
+// compresses each once; a past moment is its own computation (past-analytics.ts).
+// Parameters are checked as the track's are (request-params.ts).
 
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
-  type GetLegsResponse,
-  type GetRaceAnalyticsResponse,
-  GetRaceAnalyticsResponseSchema,
   type ListManoeuvresResponse,
   type RaceAnalytics,
   RaceAnalyticsService,
@@ -21,72 +19,20 @@ import { SharedRead } from "../../caching/shared-read.js";
 import { FEED_ASK_EVERY_MS, Feeds } from "../../calls/feeds.js";
 import { guarded } from "../../calls/guarded.js";
 import { guardedStream } from "../../calls/guarded-stream.js";
+import { isPastMoment } from "../../domain/past-moment.js";
+import { dataAsOf } from "../../domain/race-time.js";
 import { requestedWindow, trackWindow } from "../../domain/track-window.js";
 import type { Caller } from "../../auth/guard.js";
-import type { RaceRecord, StartGroupRecord } from "../../store/races.js";
+import type { RaceRecord } from "../../store/races.js";
 import type { ServiceDeps } from "../deps.js";
 import { checkStartGroupId, epochMs, invalid, startGroup } from "../request-params.js";
-import { analyticsMessage, legsMessage, manoeuvresPage } from "./answers.js";
-import type { GroupAnalytics } from "./race-analytics.js";
+import { AnalyticsRead, readKey } from "./analytics-read.js";
+import { manoeuvresPage } from "./answers.js";
+import { PastAnalytics } from "./past-analytics.js";
 
 /** A settled manoeuvres page is kept an hour, as a client's copy is, bounded by the items it holds. */
 const KEPT_PAGE_MS = 3600_000;
 const KEPT_PAGE_ITEMS = 500_000;
-
-/** One shared computation of a race: its groups' answers at one dataAsOf, each made once. */
-export class AnalyticsRead {
-  /** X-Data-As-Of, written once rather than per request. */
-  readonly dataAsOf: string;
-  private readonly groups: Map<string, GroupAnswers>;
-
-  constructor(
-    readonly race: RaceRecord,
-    readonly dataAsOfMs: number,
-    groups: readonly GroupAnalytics[],
-  ) {
-    this.dataAsOf = new Date(dataAsOfMs).toISOString();
-    this.groups = new Map(groups.map((group) => [group.group.uuid, new GroupAnswers(race, group, dataAsOfMs)]));
-  }
-
-  /** The answers of one of the race's groups (the read's key holds the race's groups, so it has each). */
-  of(group: StartGroupRecord): GroupAnswers {
-    const answers = this.groups.get(group.uuid);
-    if (answers === undefined) throw new Error(`start group ${group.uuid} is not in the shared read of race ${this.race.uuid}`);
-    return answers;
-  }
-}
-
-/**
- * A group's answer messages, each built on first use and then shared: the gateway keeps
- * a message's JSON, ETag and compressed bytes with the object, so every caller must get
- * the same one.
- */
-class GroupAnswers {
-  private state: RaceAnalytics | undefined;
-  private answer: GetRaceAnalyticsResponse | undefined;
-  private boatLegs: GetLegsResponse | undefined;
-
-  constructor(
-    private readonly race: RaceRecord,
-    readonly analytics: GroupAnalytics,
-    private readonly dataAsOfMs: number,
-  ) {}
-
-  get message(): RaceAnalytics {
-    this.state ??= analyticsMessage(this.race, this.analytics, this.dataAsOfMs);
-    return this.state;
-  }
-
-  get response(): GetRaceAnalyticsResponse {
-    this.answer ??= create(GetRaceAnalyticsResponseSchema, { raceAnalytics: this.message });
-    return this.answer;
-  }
-
-  get legs(): GetLegsResponse {
-    this.boatLegs ??= legsMessage(this.race, this.analytics, this.dataAsOfMs);
-    return this.boatLegs;
-  }
-}
 
 export function raceAnalyticsService(deps: ServiceDeps): ServiceImpl<typeof RaceAnalyticsService> {
   const engine = deps.analytics;
@@ -106,11 +52,17 @@ export function raceAnalyticsService(deps: ServiceDeps): ServiceImpl<typeof Race
   // Watchers read through the same shared read as pollers: one computation per race per 2 s in all.
   const feeds = new Feeds<RaceAnalytics>({ ...deps.streamTiming, askEveryMs: FEED_ASK_EVERY_MS }, deps.logger);
 
-  /** The race and group a request names, checked in the track's order, and the shared read. */
-  const groupRead = async (caller: Caller, request: { raceId: string; startGroupId?: string }) => {
+  const past = new PastAnalytics(deps.reads);
+
+  /** The race and group a request names, checked in the track's order. */
+  const target = async (caller: Caller, request: { raceId: string; startGroupId?: string }) => {
     checkStartGroupId(request.startGroupId);
     const race = await deps.races.trackingRace(caller, request.raceId);
-    const group = startGroup(race, request.startGroupId);
+    return { race, group: startGroup(race, request.startGroupId) };
+  };
+  /** The race and group a request names, and the shared read. */
+  const groupRead = async (caller: Caller, request: { raceId: string; startGroupId?: string }) => {
+    const { race, group } = await target(caller, request);
     return { race, group, read: await current(race) };
   };
   const dated = (context: HandlerContext, read: AnalyticsRead, cacheControl: string) => {
@@ -120,8 +72,18 @@ export function raceAnalyticsService(deps: ServiceDeps): ServiceImpl<typeof Race
 
   return {
     getRaceAnalytics: guarded(deps, RaceAnalyticsService.method.getRaceAnalytics, async (request, caller, context) => {
-      const { group, read } = await groupRead(caller, request);
-      dated(context, read, ANALYTICS_CACHE_CONTROL);
+      checkStartGroupId(request.startGroupId);
+      const atMs = epochMs(request.at, "at");
+      if (atMs === undefined) {
+        const { group, read } = await groupRead(caller, request);
+        dated(context, read, ANALYTICS_CACHE_CONTROL);
+        return read.of(group).response;
+      }
+      const { race, group } = await target(caller, request);
+      const nowMs = Date.now();
+      if (!isPastMoment(atMs, dataAsOf(nowMs, race.event.delaySeconds))) throw invalid("at");
+      const { read, settled } = await past.at(race, atMs, nowMs);
+      dated(context, read, settled ? IMMUTABLE_CACHE_CONTROL : ANALYTICS_CACHE_CONTROL);
       return read.of(group).response;
     }),
     getLegs: guarded(deps, RaceAnalyticsService.method.getLegs, async (request, caller, context) => {
@@ -171,12 +133,4 @@ export function raceAnalyticsService(deps: ServiceDeps): ServiceImpl<typeof Race
         }),
     ),
   };
-}
-
-/**
- * What a race's analytics depend on besides the stored rows and the time: its groups,
- * their guns and the delay. A change makes a new read rather than a group missing from one.
- */
-function readKey(race: RaceRecord): string {
-  return `${race.uuid}/${race.event.delaySeconds}/${race.startGroups.map((group) => `${group.uuid}@${group.gunMs}`).join(",")}`;
 }
