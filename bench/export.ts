@@ -5,7 +5,8 @@
 // server's CPU seconds (/proc/PID/stat utime + stime) and wall time against the
 // baseline's, the bytes sent (identity and br), and the server's peak RSS (VmRSS sampled
 // every 20 ms) against its RSS before the exports. Goal: at most 2 times the baseline.
-// Rounds alternate; medians. Run: npm run bench:export   (ROUNDS=3)
+// Rounds alternate; medians. Run: npm run bench:export   (ROUNDS=3; SERVER_FLAGS="--cpu-prof
+// --cpu-prof-dir=/tmp/prof" to profile the server)
 
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -37,7 +38,7 @@ const [[{ id: groupId }]] = (await adminPool.query("SELECT id FROM start_groups 
 console.log(`race imported: ${fixes} fixes of ${group.entryIds.length} boats in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
 const port = await freePort();
-const server = spawn(process.execPath, [...serverNodeFlags(), BIN, "serve"], {
+const server = spawn(process.execPath, [...serverNodeFlags(), ...(process.env.SERVER_FLAGS ?? "").split(" ").filter(Boolean), BIN, "serve"], {
   env: { ...process.env, DATABASE_URL: url, PORT: String(port), GRPC_PORT: String(await freePort()), METRICS_PORT: "0", LOG_LEVEL: "warn" },
   stdio: ["ignore", "inherit", "inherit"],
 });

@@ -22,6 +22,7 @@ import { DATA_AS_OF_HEADER, EXPORT_SETTLED_CACHE_CONTROL, NEAR_NOW_CACHE_CONTROL
 import { matchesIfNoneMatch } from "../caching/validators.js";
 import { guardedDownload } from "../calls/guarded-stream.js";
 import { EXPORT_FORMATS, exportFileName, type ExportFormatName } from "../domain/export/formats.js";
+import { OutputBytes } from "../domain/export/output-bytes.js";
 import { courseMarks, type ExportHead, type FileBoat, type TrackFileWriter } from "../domain/export/track-file.js";
 import { captureWindow, dataAsOf } from "../domain/race-time.js";
 import { compareSailNumbers } from "../domain/sail-number.js";
@@ -41,8 +42,6 @@ import { checkStartGroupId, invalid, startGroup } from "./request-params.js";
  * a format that passes over a boat's fixes more than once (GeoJSON, KML) reads it once.
  */
 export const EXPORT_PAGE_FIXES = 16_384;
-/** Text gathered before it is handed on as one message: large enough to keep per-message costs small. */
-const CHUNK_CHARS = 64 * 1024;
 /** Changed whenever a writer changes its bytes: a settled export's ETag then changes too. */
 const WRITERS_VERSION = 1;
 
@@ -106,16 +105,24 @@ async function* exportTrack(
     mediaType: spec.mediaType,
   });
 
-  const chunks = new Chunks();
-  chunks.add(spec.writer.head(head));
+  const out = new OutputBytes();
+  spec.writer.head(out, head);
   let index = 0;
-  for (const { entry, served } of boats) {
+  let ahead = boats.length > 0 ? readAhead(firstPage(source.pool, group.id, boats[0]!)) : undefined;
+  for (let i = 0; i < boats.length; i++) {
     if (context.signal.aborted) return;
-    const written = yield* writeBoat(spec.writer, head, chunks, { pool: source.pool, startGroupId: group.id, entry, served, index });
+    const boat: BoatRead = { pool: source.pool, startGroupId: group.id, ...boats[i]!, index };
+    const first = await ahead!;
+    const next = boats[i + 1];
+    // The next boat's first page is read while this one is written, once this one needs no more reads.
+    const lastRead = () => {
+      ahead = next && readAhead(firstPage(source.pool, group.id, next));
+    };
+    const written = yield* writeBoat(spec.writer, head, out, boat, first, lastRead);
     if (written) index++;
   }
-  chunks.add(spec.writer.tail());
-  yield* chunks.flush(true);
+  spec.writer.tail(out);
+  yield* send(out, true);
 }
 
 /** A weak validator of a settled export: everything its bytes depend on, known before a fix is read. */
@@ -171,22 +178,36 @@ interface BoatRead extends ServedBoat {
   index: number;
 }
 
+/** A boat's first page. */
+function firstPage(pool: Pool, startGroupId: number, boat: ServedBoat): Promise<BoatFix[]> {
+  return boatFixesPage(pool, startGroupId, boat.entry.entryId, boat.served.fromMs, boat.served.untilMs, EXPORT_PAGE_FIXES);
+}
+
+/** A read started before it is awaited: should the download end first, its failure is nobody's (never an unhandled rejection). */
+function readAhead(read: Promise<BoatFix[]>): Promise<BoatFix[]> {
+  read.catch(() => {});
+  return read;
+}
+
 /**
- * One boat, pass by pass, a page at a time; nothing when it has no fix in its served
- * range (a track page leaves such a boat out too). A boat that fits one page is read
- * once for every pass. Returns whether it was written.
+ * One boat, pass by pass, a page at a time, the next page read while one is written;
+ * nothing when it has no fix in its served range (a track page leaves such a boat out
+ * too). A boat that fits one page is read once for every pass. Calls `lastRead` once
+ * the boat reads nothing more. Returns whether it was written.
  */
 async function* writeBoat(
   writer: TrackFileWriter,
   head: ExportHead,
-  chunks: Chunks,
+  out: OutputBytes,
   boat: BoatRead,
+  first: BoatFix[],
+  lastRead: () => void,
 ): AsyncGenerator<ExportTrackResponse, boolean> {
   const { fromMs, untilMs } = boat.served;
   const read = (afterMs: number) => boatFixesPage(boat.pool, boat.startGroupId, boat.entry.entryId, afterMs, untilMs, EXPORT_PAGE_FIXES);
-  const first = await read(fromMs);
-  if (first.length === 0) return false;
   const whole = first.length < EXPORT_PAGE_FIXES;
+  if (whole) lastRead();
+  if (first.length === 0) return false;
   const file: FileBoat = {
     entryId: boat.entry.uuid,
     sailNumber: boat.entry.sailNumber,
@@ -194,39 +215,25 @@ async function* writeBoat(
     index: boat.index,
     onlyFix: whole && first.length === 1,
   };
-  chunks.add(writer.boatHead(head, file));
+  writer.boatHead(out, head, file);
   for (let pass = 0; pass < writer.passes; pass++) {
-    if (pass > 0) chunks.add(writer.passBreak(file, pass));
+    if (pass > 0) writer.passBreak(out, file, pass);
     let page: BoatFix[] = pass === 0 || whole ? first : await read(fromMs);
     for (let continued = false; ; continued = true) {
-      chunks.add(writer.fixes(file, page, pass, continued));
-      yield* chunks.flush(false);
-      if (page.length < EXPORT_PAGE_FIXES) break;
-      page = await read(page.at(-1)!.t + 1);
+      const following = page.length < EXPORT_PAGE_FIXES ? undefined : readAhead(read(page.at(-1)!.t + 1));
+      writer.fixes(out, file, page, pass, continued);
+      yield* send(out, false);
+      if (following === undefined) break;
+      page = await following;
       if (page.length === 0) break;
     }
   }
-  chunks.add(writer.boatTail(file));
+  if (!whole) lastRead();
+  writer.boatTail(out, file);
   return true;
 }
 
-/** Text gathered into messages of about CHUNK_CHARS. */
-class Chunks {
-  private parts: string[] = [];
-  private length = 0;
-
-  add(text: string): void {
-    if (text === "") return;
-    this.parts.push(text);
-    this.length += text.length;
-  }
-
-  /** The gathered text as one message once there is enough of it (or any, at the end). */
-  *flush(end: boolean): Generator<ExportTrackResponse> {
-    if (this.length === 0 || (!end && this.length < CHUNK_CHARS)) return;
-    const data = Buffer.from(this.parts.join(""));
-    this.parts = [];
-    this.length = 0;
-    yield create(ExportTrackResponseSchema, { data });
-  }
+/** The chunks written so far (all of them at the end), a message each. */
+function* send(out: OutputBytes, end: boolean): Generator<ExportTrackResponse> {
+  for (const data of out.take(end)) yield create(ExportTrackResponseSchema, { data });
 }

@@ -21,12 +21,22 @@ import { parse as parseCsv } from "csv-parse/sync";
 import type { FeatureCollection } from "geojson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDebianBinary } from "../../src/setup/debian-packages.js";
-import { metresPerSecond } from "../../src/domain/export/track-file.js";
+import { EXPORT_FORMAT_NAMES } from "../../src/domain/export/formats.js";
+import { courseMarks, type ExportHead, type FileBoat, metresPerSecond } from "../../src/domain/export/track-file.js";
 import { compareSailNumbers } from "../../src/domain/sail-number.js";
 import { bearer, useApi } from "../support/api.js";
 import { grpcClient } from "../support/grpc.js";
 import { DELAY_SECONDS, GUN, MINUTE } from "../support/track-scenarios.js";
-import { EXPORT_IDS as IDS, exportScenario, SETTLED_GUN, servedByPages, type ServedBoat } from "../support/export-scenarios.js";
+import {
+  COURSE_STEPS,
+  EXPORT_IDS as IDS,
+  exportScenario,
+  SETTLED_GUN,
+  servedByPages,
+  type ServedBoat,
+  type ServedFix,
+} from "../support/export-scenarios.js";
+import { REFERENCE_WRITERS } from "../support/export-reference-writers.js";
 
 const run = promisify(execFile);
 const api = useApi({ scenario: exportScenario, client: "overlay" });
@@ -240,6 +250,35 @@ describe("the formats, read back by tools nobody here wrote", () => {
     // Every record ends in CRLF; a bare LF or CR lies only inside a quoted field.
     expect(text.endsWith("\r\n")).toBe(true);
     expect(text.replace(/"(?:[^"]|"")*"/g, '""')).not.toMatch(/[^\r]\n|\r[^\n]/);
+  });
+
+  it("every format: byte for byte the file the writers as first written (one string per value) make of what the pages serve", async () => {
+    const event = exportScenario().events.find((e) => e.id === IDS.event)!;
+    const race = event.races.find((r) => r.id === IDS.settledRace)!;
+    const file: ExportHead = {
+      eventName: event.name,
+      raceName: race.name,
+      startGroupName: race.startGroups[0]!.name,
+      marks: courseMarks(COURSE_STEPS.map((step) => ({ label: step.label ?? null, marks: step.marks }))),
+    };
+    const boats = inFileOrder(settled).map((boat, index): [FileBoat, ServedFix[]] => [
+      { entryId: boat.entryId, sailNumber: boat.sailNumber, boatName: boat.boatName, index, onlyFix: boat.fixes.length === 1 },
+      boat.fixes,
+    ]);
+    for (const format of EXPORT_FORMAT_NAMES) {
+      const writer = REFERENCE_WRITERS[format];
+      let expected = writer.head(file);
+      for (const [boat, fixes] of boats) {
+        expected += writer.boatHead(file, boat);
+        for (let pass = 0; pass < writer.passes; pass++)
+          expected += (pass > 0 ? writer.passBreak(boat, pass) : "") + writer.fixes(boat, fixes, pass, false);
+        expected += writer.boatTail(boat);
+      }
+      expected += writer.tail();
+      const { text } = await settledExport(format);
+      expect(text.length, format).toBe(expected.length);
+      expect(text === expected, format).toBe(true);
+    }
   });
 
   it("one entry: only that boat, the file named by its sail number too", async () => {

@@ -2,7 +2,8 @@
 // when it holds a comma, a quote or a line break. A speed or course the phone did not
 // report is an empty cell. The course's marks have no place in a table of fixes. Pure.
 
-import { isoTime, type TrackFileWriter } from "./track-file.js";
+import { asciiBytes } from "./output-bytes.js";
+import type { TrackFileWriter } from "./track-file.js";
 
 export const CSV_COLUMNS = ["entryId", "sailNumber", "boatName", "timeUtc", "lat", "lon", "sogKn", "cogDeg"] as const;
 
@@ -11,20 +12,32 @@ export function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const cell = (value: number | null) => (value === null ? "" : String(value));
+const COMMA = 44;
+const LINE_END = asciiBytes("\r\n");
+const encoder = new TextEncoder();
 
 export const csvWriter: TrackFileWriter = {
   passes: 1,
-  head: () => `${CSV_COLUMNS.join(",")}\r\n`,
-  boatHead: () => "",
-  fixes(boat, fixes) {
+  head: (out) => out.text(`${CSV_COLUMNS.join(",")}\r\n`),
+  boatHead: () => {},
+  fixes(out, boat, fixes) {
     // The boat's three cells are the same on each of its rows.
-    const names = `${csvField(boat.entryId)},${csvField(boat.sailNumber)},${csvField(boat.boatName)},`;
-    let text = "";
-    for (const fix of fixes) text += `${names}${isoTime(fix.t)},${fix.lat},${fix.lon},${cell(fix.sogKn)},${cell(fix.cogDeg)}\r\n`;
-    return text;
+    const names = encoder.encode(`${csvField(boat.entryId)},${csvField(boat.sailNumber)},${csvField(boat.boatName)},`);
+    for (const fix of fixes) {
+      out.bytes(names);
+      out.isoTime(fix.t);
+      out.char(COMMA);
+      out.number(fix.lat);
+      out.char(COMMA);
+      out.number(fix.lon);
+      out.char(COMMA);
+      if (fix.sogKn !== null) out.number(fix.sogKn);
+      out.char(COMMA);
+      if (fix.cogDeg !== null) out.number(fix.cogDeg);
+      out.bytes(LINE_END);
+    }
   },
-  passBreak: () => "",
-  boatTail: () => "",
-  tail: () => "",
+  passBreak: () => {},
+  boatTail: () => {},
+  tail: () => {},
 };

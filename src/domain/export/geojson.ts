@@ -3,16 +3,21 @@
 // arrays coordTimes (ISO 8601, as togeojson writes them), sogKn and cogDeg (null where
 // not reported). A boat with a single fix is a Point: a LineString needs two. Pure.
 
-import { boatTitle, isoTime, type FileBoat, type TrackFileWriter } from "./track-file.js";
+import { asciiBytes } from "./output-bytes.js";
+import { boatTitle, type TrackFileWriter } from "./track-file.js";
 
 /** The property each pass after the coordinates fills. */
 const PASS_PROPERTIES = ["", "coordTimes", "sogKn", "cogDeg"];
 
-const position = (lon: number, lat: number) => `[${lon},${lat}]`;
+const COMMA = 44;
+const QUOTE = 34;
+const OPEN = 91;
+const CLOSE = 93;
+const NULL = asciiBytes("null");
 
 export const geoJsonWriter: TrackFileWriter = {
   passes: 4,
-  head(file) {
+  head(out, file) {
     const marks = file.marks.map((mark) =>
       JSON.stringify({
         type: "Feature",
@@ -20,24 +25,40 @@ export const geoJsonWriter: TrackFileWriter = {
         properties: { kind: "mark", name: mark.key, label: mark.label },
       }),
     );
-    return `{"type":"FeatureCollection","features":[\n${marks.join(",\n")}`;
+    out.text(`{"type":"FeatureCollection","features":[\n${marks.join(",\n")}`);
   },
-  boatHead(file, boat) {
+  boatHead(out, file, boat) {
     const lead = boat.index === 0 && file.marks.length === 0 ? "" : ",\n";
-    return `${lead}{"type":"Feature","geometry":{"type":"${boat.onlyFix ? "Point" : "LineString"}","coordinates":${boat.onlyFix ? "" : "["}`;
+    out.text(
+      `${lead}{"type":"Feature","geometry":{"type":"${boat.onlyFix ? "Point" : "LineString"}","coordinates":${boat.onlyFix ? "" : "["}`,
+    );
   },
-  fixes(_boat, fixes, pass, continued) {
-    const parts: string[] = new Array(fixes.length);
+  fixes(out, _boat, fixes, pass, continued) {
     for (let i = 0; i < fixes.length; i++) {
       const fix = fixes[i]!;
-      if (pass === 0) parts[i] = position(fix.lon, fix.lat);
-      else if (pass === 1) parts[i] = `"${isoTime(fix.t)}"`;
-      else parts[i] = String((pass === 2 ? fix.sogKn : fix.cogDeg) ?? "null");
+      if (continued || i > 0) out.char(COMMA);
+      if (pass === 0) {
+        out.char(OPEN);
+        out.number(fix.lon);
+        out.char(COMMA);
+        out.number(fix.lat);
+        out.char(CLOSE);
+      } else if (pass === 1) {
+        out.char(QUOTE);
+        out.isoTime(fix.t);
+        out.char(QUOTE);
+      } else {
+        const value = pass === 2 ? fix.sogKn : fix.cogDeg;
+        if (value === null) out.bytes(NULL);
+        else out.number(value);
+      }
     }
-    return (continued ? "," : "") + parts.join(",");
   },
-  passBreak(boat, pass) {
-    if (pass > 1) return `],"${PASS_PROPERTIES[pass]}":[`;
+  passBreak(out, boat, pass) {
+    if (pass > 1) {
+      out.text(`],"${PASS_PROPERTIES[pass]}":[`);
+      return;
+    }
     const names = JSON.stringify({
       kind: "boat",
       name: boatTitle(boat),
@@ -45,8 +66,8 @@ export const geoJsonWriter: TrackFileWriter = {
       sailNumber: boat.sailNumber,
       boatName: boat.boatName,
     });
-    return `${boat.onlyFix ? "" : "]"}},"properties":${names.slice(0, -1)},"coordTimes":[`;
+    out.text(`${boat.onlyFix ? "" : "]"}},"properties":${names.slice(0, -1)},"coordTimes":[`);
   },
-  boatTail: (_boat: FileBoat) => "]}}",
-  tail: () => "\n]}\n",
+  boatTail: (out) => out.text("]}}"),
+  tail: (out) => out.text("\n]}\n"),
 };

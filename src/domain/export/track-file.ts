@@ -1,7 +1,9 @@
 // What an exported track file holds and how a format writes it: the file's names, the
 // course's marks, each boat's head and its fixes, in the order a file is streamed. A
-// writer turns each part into text and holds nothing between calls, so a whole race
-// is written a page of fixes at a time. Pure.
+// writer writes each part's bytes into an OutputBytes and holds nothing between calls,
+// so a whole race is written a page of fixes at a time. Pure.
+
+import type { OutputBytes } from "./output-bytes.js";
 
 /** One served fix, as the track pages serve it (the privacy floor: no accuracy, no device data). */
 export interface ExportFix {
@@ -50,14 +52,14 @@ export interface FileBoat extends ExportBoat {
  */
 export interface TrackFileWriter {
   passes: number;
-  head(file: ExportHead): string;
-  boatHead(file: ExportHead, boat: FileBoat): string;
+  head(out: OutputBytes, file: ExportHead): void;
+  boatHead(out: OutputBytes, file: ExportHead, boat: FileBoat): void;
   /** `continued`: not the first fixes of this pass. */
-  fixes(boat: FileBoat, fixes: readonly ExportFix[], pass: number, continued: boolean): string;
+  fixes(out: OutputBytes, boat: FileBoat, fixes: readonly ExportFix[], pass: number, continued: boolean): void;
   /** Between pass `pass - 1` and `pass`. */
-  passBreak(boat: FileBoat, pass: number): string;
-  boatTail(boat: FileBoat): string;
-  tail(): string;
+  passBreak(out: OutputBytes, boat: FileBoat, pass: number): void;
+  boatTail(out: OutputBytes, boat: FileBoat): void;
+  tail(out: OutputBytes): void;
 }
 
 /** "GBR 10 Steady": how a boat is named in a file. */
@@ -68,11 +70,6 @@ export function boatTitle(boat: ExportBoat): string {
 /** "Track Week, Race 1, Fleet A". */
 export function fileTitle(file: ExportHead): string {
   return `${file.eventName}, ${file.raceName}, ${file.startGroupName}`;
-}
-
-/** A sample time as ISO 8601 UTC with milliseconds: exact, since fix times are whole ms. */
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
 }
 
 /** Knots to metres per second (1 kn = 1852 m per hour). */

@@ -7,11 +7,19 @@ import { parse as parseCsv } from "csv-parse/sync";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { csvField } from "../../../src/domain/export/csv.js";
-import { EXPORT_FORMATS, exportFileName } from "../../../src/domain/export/formats.js";
-import { courseMarks, type ExportFix, type ExportHead, type FileBoat } from "../../../src/domain/export/track-file.js";
+import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS, exportFileName } from "../../../src/domain/export/formats.js";
+import { OutputBytes } from "../../../src/domain/export/output-bytes.js";
+import {
+  courseMarks,
+  type ExportFix,
+  type ExportHead,
+  type FileBoat,
+  type TrackFileWriter,
+} from "../../../src/domain/export/track-file.js";
 import { xmlText } from "../../../src/domain/export/xml-text.js";
 import { CAPTURE_AFTER_GUN_MS, CAPTURE_BEFORE_GUN_MS } from "../../../src/domain/race-time.js";
 import { exportWindow, settledEdge, trackWindow } from "../../../src/domain/track-window.js";
+import { REFERENCE_WRITERS, type StringWriter } from "../../support/export-reference-writers.js";
 
 const SEED = { seed: 31, numRuns: 200 };
 
@@ -114,22 +122,80 @@ describe("a file written a page at a time", () => {
     maxLength: 4,
   });
 
-  function write(format: keyof typeof EXPORT_FORMATS, input: Array<[ExportFix[], number[]]>, marks = head.marks): string {
-    const writer = EXPORT_FORMATS[format].writer;
+  function write(
+    format: keyof typeof EXPORT_FORMATS,
+    input: Array<[ExportFix[], number[]]>,
+    marks = head.marks,
+    names: (index: number) => Pick<FileBoat, "sailNumber" | "boatName"> = (index) => ({ sailNumber: `S${index}`, boatName: `B${index}` }),
+    writer: TrackFileWriter | StringWriter = EXPORT_FORMATS[format].writer,
+    chunkBytes?: number,
+  ): string {
+    // The string writers (the oracle) and the byte writers, driven the same way.
+    const out = new OutputBytes(chunkBytes);
+    const parts: string[] = [];
+    const part = (text: string | void) => {
+      if (typeof text === "string") parts.push(text);
+      else parts.push(Buffer.concat(out.take(true)).toString("utf8"));
+    };
+    const oracle = (w: TrackFileWriter | StringWriter): w is StringWriter => w !== EXPORT_FORMATS[format].writer;
     const file = { ...head, marks };
-    let text = writer.head(file);
+    part(oracle(writer) ? writer.head(file) : writer.head(out, file));
     input.forEach(([fixes, cuts], index) => {
-      const boat: FileBoat = { entryId: `e${index}`, sailNumber: `S${index}`, boatName: `B${index}`, index, onlyFix: fixes.length === 1 };
+      const boat: FileBoat = { entryId: `e${index}`, ...names(index), index, onlyFix: fixes.length === 1 };
       const edges = [...new Set([0, ...cuts.filter((c) => c < fixes.length), fixes.length])].sort((a, b) => a - b);
-      text += writer.boatHead(file, boat);
+      part(oracle(writer) ? writer.boatHead(file, boat) : writer.boatHead(out, file, boat));
       for (let pass = 0; pass < writer.passes; pass++) {
-        if (pass > 0) text += writer.passBreak(boat, pass);
-        for (let k = 0; k + 1 < edges.length; k++) text += writer.fixes(boat, fixes.slice(edges[k], edges[k + 1]), pass, k > 0);
+        if (pass > 0) part(oracle(writer) ? writer.passBreak(boat, pass) : writer.passBreak(out, boat, pass));
+        for (let k = 0; k + 1 < edges.length; k++) {
+          const page = fixes.slice(edges[k], edges[k + 1]);
+          part(oracle(writer) ? writer.fixes(boat, page, pass, k > 0) : writer.fixes(out, boat, page, pass, k > 0));
+        }
       }
-      text += writer.boatTail(boat);
+      part(oracle(writer) ? writer.boatTail(boat) : writer.boatTail(out, boat));
     });
-    return text + writer.tail();
+    part(oracle(writer) ? writer.tail() : writer.tail(out));
+    return parts.join("");
   }
+
+  it("every format: byte for byte what the string writers (toISOString, String()) wrote, whatever the values, names, pages and chunk size", () => {
+    // Realistic values (a few decimals, as phones and the simulator store them) and any double at all.
+    const decimals = (min: number, max: number) =>
+      fc.tuple(double(min, max), fc.integer({ min: 0, max: 9 })).map(([v, k]) => Math.round(v * 10 ** k) / 10 ** k);
+    const value = (min: number, max: number) =>
+      fc.oneof(decimals(min, max), double(min, max), fc.double({ noNaN: true, noDefaultInfinity: true }));
+    const anyFix = fc.record({
+      t: fc.integer({ min: -8.64e15, max: 8.64e15 }),
+      lat: value(-90, 90),
+      lon: value(-180, 180),
+      sogKn: fc.option(value(0, 100), { nil: null }),
+      cogDeg: fc.option(value(0, 359.99), { nil: null }),
+    });
+    const anyBoats = fc.array(fc.tuple(fc.array(anyFix, { minLength: 1, maxLength: 20 }), fc.array(fc.nat(20), { maxLength: 3 })), {
+      maxLength: 3,
+    });
+    const names = fc.array(
+      fc.record({ sailNumber: fc.string({ unit: "binary", maxLength: 12 }), boatName: fc.string({ unit: "binary", maxLength: 12 }) }),
+      {
+        minLength: 3,
+        maxLength: 3,
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...EXPORT_FORMAT_NAMES),
+        anyBoats,
+        names,
+        fc.boolean(),
+        fc.integer({ min: 1, max: 300 }),
+        (format, input, boatNames, withMarks, chunkBytes) => {
+          const marks = withMarks ? head.marks : [];
+          const written = write(format, input, marks, (i) => boatNames[i]!, EXPORT_FORMATS[format].writer, chunkBytes);
+          expect(written).toBe(write(format, input, marks, (i) => boatNames[i]!, REFERENCE_WRITERS[format]));
+        },
+      ),
+      { seed: 31, numRuns: 1000 },
+    );
+  });
 
   it("GeoJSON: one document, each boat's arrays index-aligned and whole, with and without marks", () => {
     expect(head.marks.map((m) => [m.key, m.label])).toEqual([
