@@ -38,10 +38,21 @@ const [[{ id: groupId }]] = (await adminPool.query("SELECT id FROM start_groups 
 console.log(`race imported: ${fixes} fixes of ${group.entryIds.length} boats in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
 const port = await freePort();
-const server = spawn(process.execPath, [...serverNodeFlags(), ...(process.env.SERVER_FLAGS ?? "").split(" ").filter(Boolean), BIN, "serve"], {
-  env: { ...process.env, DATABASE_URL: url, PORT: String(port), GRPC_PORT: String(await freePort()), METRICS_PORT: "0", LOG_LEVEL: "warn" },
-  stdio: ["ignore", "inherit", "inherit"],
-});
+const server = spawn(
+  process.execPath,
+  [...serverNodeFlags(), ...(process.env.SERVER_FLAGS ?? "").split(" ").filter(Boolean), BIN, "serve"],
+  {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      GRPC_PORT: String(await freePort()),
+      METRICS_PORT: "0",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  },
+);
 const base = `http://127.0.0.1:${port}`;
 await waitForServer(base);
 const token = await fetchToken(base, "bench", "bench-secret-123");

@@ -133,27 +133,52 @@ describe("a file written a page at a time", () => {
     // The string writers (the oracle) and the byte writers, driven the same way.
     const out = new OutputBytes(chunkBytes);
     const parts: string[] = [];
-    const part = (text: string | void) => {
-      if (typeof text === "string") parts.push(text);
-      else parts.push(Buffer.concat(out.take(true)).toString("utf8"));
+    const oracle = writer !== EXPORT_FORMATS[format].writer;
+    const string = writer as StringWriter;
+    const bytes = writer as TrackFileWriter;
+    /** One part of the file, by the oracle or by the byte writer. */
+    const part = (byOracle: () => string, byBytes: () => void) => {
+      if (oracle) parts.push(byOracle());
+      else {
+        byBytes();
+        parts.push(Buffer.concat(out.take(true)).toString("utf8"));
+      }
     };
-    const oracle = (w: TrackFileWriter | StringWriter): w is StringWriter => w !== EXPORT_FORMATS[format].writer;
     const file = { ...head, marks };
-    part(oracle(writer) ? writer.head(file) : writer.head(out, file));
+    part(
+      () => string.head(file),
+      () => bytes.head(out, file),
+    );
     input.forEach(([fixes, cuts], index) => {
       const boat: FileBoat = { entryId: `e${index}`, ...names(index), index, onlyFix: fixes.length === 1 };
       const edges = [...new Set([0, ...cuts.filter((c) => c < fixes.length), fixes.length])].sort((a, b) => a - b);
-      part(oracle(writer) ? writer.boatHead(file, boat) : writer.boatHead(out, file, boat));
+      part(
+        () => string.boatHead(file, boat),
+        () => bytes.boatHead(out, file, boat),
+      );
       for (let pass = 0; pass < writer.passes; pass++) {
-        if (pass > 0) part(oracle(writer) ? writer.passBreak(boat, pass) : writer.passBreak(out, boat, pass));
+        if (pass > 0)
+          part(
+            () => string.passBreak(boat, pass),
+            () => bytes.passBreak(out, boat, pass),
+          );
         for (let k = 0; k + 1 < edges.length; k++) {
           const page = fixes.slice(edges[k], edges[k + 1]);
-          part(oracle(writer) ? writer.fixes(boat, page, pass, k > 0) : writer.fixes(out, boat, page, pass, k > 0));
+          part(
+            () => string.fixes(boat, page, pass, k > 0),
+            () => bytes.fixes(out, boat, page, pass, k > 0),
+          );
         }
       }
-      part(oracle(writer) ? writer.boatTail(boat) : writer.boatTail(out, boat));
+      part(
+        () => string.boatTail(boat),
+        () => bytes.boatTail(out, boat),
+      );
     });
-    part(oracle(writer) ? writer.tail() : writer.tail(out));
+    part(
+      () => string.tail(),
+      () => bytes.tail(out),
+    );
     return parts.join("");
   }
 
