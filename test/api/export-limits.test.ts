@@ -1,10 +1,15 @@
 // The track export attacked: every refused parameter answers the spec's clear error
 // (never a 500), the visibility rules of every race endpoint, odd methods and HEAD,
-// at most 2 exports per client at once, a client that leaves mid-download releases its
-// slot and every database connection, and a 304 reads nothing.
+// at most 2 exports per client at once, one database connection at a time per export, a
+// client that leaves mid-download releases its slot and every database connection, and a
+// 304 reads nothing.
 
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
+import { create } from "@bufbuild/protobuf";
+import { createHandlerContext } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
+import { ExportFormat, ExportTrackRequestSchema, type ExportTrackResponse, TrackService } from "../../gen/racing/v1/track_pb.js";
+import { callContext } from "../../src/calls/context.js";
 import { bearer, tokenFor, useApi } from "../support/api.js";
 import { EXPORT_IDS as IDS, exportScenario } from "../support/export-scenarios.js";
 
@@ -125,6 +130,61 @@ function held(params: Params): Promise<{ response: IncomingMessage; request: Cli
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("how many at once, and a client that leaves", () => {
+  it("an export reads a page at a time, the next one while one is sent: never two connections at once once the file streams", async () => {
+    /** The export's messages after its head (the file's name). */
+    const exportAfterHead = async (format: ExportFormat): Promise<AsyncIterator<ExportTrackResponse>> => {
+      const messages = (
+        api.runtime.services.track.exportTrack(
+          create(ExportTrackRequestSchema, { raceId: IDS.settledRace, startGroupId: IDS.settledGroup, format }),
+          createHandlerContext({
+            service: TrackService,
+            method: TrackService.method.exportTrack,
+            protocolName: "test",
+            requestMethod: "POST",
+            url: "/racing.v1.TrackService/ExportTrack",
+            requestHeader: new Headers(bearer(api.token)),
+            contextValues: callContext("127.0.0.1", undefined),
+          }),
+        ) as AsyncIterable<ExportTrackResponse>
+      )[Symbol.asyncIterator]();
+      const head = await messages.next();
+      expect(head.value?.fileName).toMatch(/^track-/);
+      return messages;
+    };
+    const pool = api.runtime.reads.pool();
+    let held = 0;
+    let most = 0;
+    let streaming = false;
+    const onAcquire = () => {
+      held++;
+      if (streaming) most = Math.max(most, held);
+    };
+    const onRelease = () => held--;
+    pool.pool.on("acquire", onAcquire);
+    pool.pool.on("release", onRelease);
+    try {
+      // GeoJSON: four passes, the boat over a read page read again for each; KML: two; CSV: one.
+      for (const format of [ExportFormat.GEOJSON, ExportFormat.KML, ExportFormat.CSV]) {
+        const messages = await exportAfterHead(format);
+        // From the head on: the reads that decide the head (boats, finishes) may run together.
+        streaming = true;
+        let chunks = 0;
+        // Pulled one message at a time, as a socket taking each before the next: nothing runs ahead of the pull.
+        for (let next = await messages.next(); !next.done; next = await messages.next()) {
+          expect(next.value.data.length).toBeGreaterThan(0);
+          chunks++;
+          await sleep(1);
+        }
+        streaming = false;
+        expect(chunks).toBeGreaterThan(0);
+      }
+      expect(most).toBe(1);
+    } finally {
+      pool.pool.off("acquire", onAcquire);
+      pool.pool.off("release", onRelease);
+    }
+  });
+
   it("a client runs 2 exports at once; a third is 429; one left midway frees its slot and every connection it read with", async () => {
     const pool = api.runtime.reads.pool();
     let acquired = 0;
