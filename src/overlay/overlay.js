@@ -217,6 +217,8 @@ function openSession(fromMs) {
   view.analytics = null;
   resetTrails();
   const query = fromMs === null ? "" : `?${new URLSearchParams({ from: new Date(fromMs).toISOString(), speed: String(replaySpeed) })}`;
+  // When this replay was asked for, for a reader of the page (a test) to hold its clock against.
+  $("scrubber").dataset.openedAt = String(performance.now());
   follow(`/api/v1/races/${race}/live/stream${query}`, (live) => onLive(live, s), s.controller.signal);
 }
 
