@@ -20,7 +20,7 @@ import type { TrackWindow } from "../../domain/track-window.js";
 import { LEG_KIND_ENUMS, MANOEUVRE_KIND_ENUMS, STEP_KIND_ENUMS } from "../../messages/enum-words.js";
 import type { GroupBoat } from "../../store/boats.js";
 import type { RaceRecord } from "../../store/races.js";
-import type { BoatItem, GroupAnalytics } from "./race-analytics.js";
+import { type BoatItem, type GroupAnalytics, itemsIn } from "./race-analytics.js";
 
 export function analyticsMessage(race: RaceRecord, group: GroupAnalytics, dataAsOfMs: number): RaceAnalytics {
   return create(RaceAnalyticsSchema, {
@@ -99,7 +99,7 @@ export function manoeuvresPage(race: RaceRecord, group: GroupAnalytics, window: 
     until: timestampFromMs(window.untilMs),
     nextSince: time(window.nextSinceMs),
     delaySeconds: race.event.delaySeconds,
-    manoeuvres: inWindow(group.manoeuvres, window).map(({ boat, item }) => ({
+    manoeuvres: inWindow(itemsIn(group.items, (boat) => boat.manoeuvres, window.sinceMs, window.untilMs)).map(({ boat, item }) => ({
       ...names(boat),
       kind: MANOEUVRE_KIND_ENUMS[item.kind],
       atUtc: at(item.atMs),
@@ -110,7 +110,7 @@ export function manoeuvresPage(race: RaceRecord, group: GroupAnalytics, window: 
       durationSeconds: item.durationSeconds,
       lossM: known(item.lossM),
     })),
-    passings: inWindow(group.passings, window).map(({ boat, item }) => ({
+    passings: inWindow(itemsIn(group.items, (boat) => boat.passings, window.sinceMs, window.untilMs)).map(({ boat, item }) => ({
       ...names(boat),
       stepIndex: item.stepIndex,
       stepKind: STEP_KIND_ENUMS[item.stepKind],
@@ -120,16 +120,18 @@ export function manoeuvresPage(race: RaceRecord, group: GroupAnalytics, window: 
   });
 }
 
-/** Items whose time, as shown, lies in [since, until), by time, then sail number, then entry. */
-function inWindow<T extends { atMs: number }>(items: readonly BoatItem<T>[], window: TrackWindow): BoatItem<T>[] {
-  return items
-    .filter(({ item }) => wholeMs(item.atMs) >= window.sinceMs && wholeMs(item.atMs) < window.untilMs)
-    .sort(
-      (a, b) =>
-        a.item.atMs - b.item.atMs ||
-        compareSailNumbers(a.boat.sailNumber, b.boat.sailNumber) ||
-        (a.boat.uuid < b.boat.uuid ? -1 : a.boat.uuid > b.boat.uuid ? 1 : 0),
-    );
+/**
+ * A window's items by time, then sail number, then entry. Times are shown cut to the whole
+ * millisecond and the window's ends are whole: a time is in [since, until) exactly when
+ * its cut is.
+ */
+function inWindow<T extends { atMs: number }>(items: BoatItem<T>[]): BoatItem<T>[] {
+  return items.sort(
+    (a, b) =>
+      a.item.atMs - b.item.atMs ||
+      compareSailNumbers(a.boat.sailNumber, b.boat.sailNumber) ||
+      (a.boat.uuid < b.boat.uuid ? -1 : a.boat.uuid > b.boat.uuid ? 1 : 0),
+  );
 }
 
 /** The public names of a boat: its entry's uuid, never the database's id. */
