@@ -484,7 +484,6 @@ function* candidates([ax, ay], radius, w, h) {
 function drawProgress(analytics) {
   const list = $("progress");
   list.dataset.asOf = analytics?.dataAsOf || "";
-  $("gap-head").textContent = gapMode === "time" ? "BEHIND" : "BEHIND (m)";
   if (!analytics) return list.replaceChildren();
   list.replaceChildren(
     ...analytics.boats.map((boat) => {
