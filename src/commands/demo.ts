@@ -14,7 +14,7 @@ import { OVERLAY_PATH } from "../overlay/static-files.js";
 import { startServer } from "../composition/server.js";
 import { createIngestClient } from "../sim/ingest-client.js";
 import { startFeed, type FeedTotals } from "../sim/feed.js";
-import { simulateScenario } from "../sim/simulate.js";
+import { DEMO_OPTIONS, simulateScenario } from "../sim/simulate.js";
 import { sliceScenario } from "../sim/slice.js";
 import { createDatabase, dropDatabase, resolveDatabaseUrl } from "../setup/database.js";
 import { migrate } from "../store/migrate.js";
@@ -45,7 +45,11 @@ export async function runDemo(config: Config): Promise<number> {
   try {
     await migrate(pool);
     // A configured database may hold earlier demo runs: a new seed gives this run its own ids.
-    const race = simulateScenario({ seed: config.databaseUrl ? `demo-${now}` : "demo", gunMs: now - MINUTES_SINCE_GUN * 60_000 });
+    const race = simulateScenario({
+      ...DEMO_OPTIONS,
+      ...(config.databaseUrl ? { seed: `demo-${now}` } : {}),
+      gunMs: now - MINUTES_SINCE_GUN * 60_000,
+    });
     const clientSecret = randomBytes(24).toString("base64url");
     const feedSecret = randomBytes(24).toString("base64url");
     race.clients = [

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Scenario } from "../../src/domain/scenario.js";
-import { simulateScenario, sliceScenario } from "../../src/sim/index.js";
+import { DEMO_OPTIONS, simulateScenario, sliceScenario } from "../../src/sim/index.js";
 import { CLUB, identityScenario } from "../support/api.js";
 
 const OVERLAY_DIR = new URL("../../src/overlay/", import.meta.url);
@@ -79,7 +79,7 @@ export function demoLikeScenario(
   const scenario = identityScenario();
   scenario.clients.find((client) => client.clientId === "overlay")!.allowedOrigins = origins;
   const now = Date.now();
-  const race = sliceScenario(simulateScenario({ seed: "demo", gunMs: now - minutesSinceGun * 60_000, delaySeconds }), null, now);
+  const race = sliceScenario(simulateScenario({ ...DEMO_OPTIONS, gunMs: now - minutesSinceGun * 60_000, delaySeconds }), null, now);
   const group = race.events[0]!.races[0]!.startGroups[0]!;
   const quiet = group.tracks![2]!;
   const kept = quiet.t.findIndex((t) => t > now - QUIET_FOR_MS);
