@@ -14,7 +14,7 @@ import { OVERLAY_PATH } from "../overlay/static-files.js";
 import { startServer } from "../composition/server.js";
 import { createIngestClient } from "../sim/ingest-client.js";
 import { startFeed, type FeedTotals } from "../sim/feed.js";
-import { simulateScenario } from "../sim/simulate.js";
+import { DEMO_OPTIONS, simulateScenario } from "../sim/simulate.js";
 import { sliceScenario } from "../sim/slice.js";
 import { createDatabase, dropDatabase, resolveDatabaseUrl } from "../setup/database.js";
 import { migrate } from "../store/migrate.js";
@@ -45,7 +45,11 @@ export async function runDemo(config: Config): Promise<number> {
   try {
     await migrate(pool);
     // A configured database may hold earlier demo runs: a new seed gives this run its own ids.
-    const race = simulateScenario({ seed: config.databaseUrl ? `demo-${now}` : "demo", gunMs: now - MINUTES_SINCE_GUN * 60_000 });
+    const race = simulateScenario({
+      ...DEMO_OPTIONS,
+      ...(config.databaseUrl ? { seed: `demo-${now}` } : {}),
+      gunMs: now - MINUTES_SINCE_GUN * 60_000,
+    });
     const clientSecret = randomBytes(24).toString("base64url");
     const feedSecret = randomBytes(24).toString("base64url");
     race.clients = [
@@ -94,6 +98,8 @@ function instructions(race: Scenario, clientSecret: string, httpUrl: string, grp
   const event = race.events[0]!;
   const liveRace = event.races[0]!;
   const groups = liveRace.startGroups.map((g) => `${g.name} (gun ${g.startTimeUtc}, ${g.entryIds.length} boats)`).join(", ");
+  const firstGroup = liveRace.startGroups[0]!;
+  const windowOpens = new Date(Date.parse(firstGroup.startTimeUtc!) - 5 * 60_000).toISOString();
   return `
 Race tracking API demo is running. Ctrl-C stops it.
 
@@ -123,7 +129,10 @@ Try:
   curl -s -H "Authorization: Bearer $TOKEN" ${httpUrl}/api/v1/events/${event.id}/live
   curl -s -H "Authorization: Bearer $TOKEN" ${httpUrl}/api/v1/races/${liveRace.id}/live
   curl -s -H "Authorization: Bearer $TOKEN" "${httpUrl}/api/v1/races/${liveRace.id}/live/insights?lang=en"
-  curl -s -H "Authorization: Bearer $TOKEN" "${httpUrl}/api/v1/races/${liveRace.id}/track?startGroupId=${liveRace.startGroups[0]!.id}&since=${new Date(Date.parse(liveRace.startGroups[0]!.startTimeUtc!) - 5 * 60_000).toISOString()}"
+  curl -s -H "Authorization: Bearer $TOKEN" "${httpUrl}/api/v1/races/${liveRace.id}/track?startGroupId=${firstGroup.id}&since=${windowOpens}"
+  curl -s -H "Authorization: Bearer $TOKEN" "${httpUrl}/api/v1/races/${liveRace.id}/analytics?startGroupId=${firstGroup.id}"
+  curl -s -H "Authorization: Bearer $TOKEN" -OJ "${httpUrl}/api/v1/races/${liveRace.id}/track/export?startGroupId=${firstGroup.id}&format=gpx"
+  curl -sN -H "Authorization: Bearer $TOKEN" "${httpUrl}/api/v1/races/${liveRace.id}/live/stream?from=${firstGroup.startTimeUtc}&speed=10"
   npx buf curl --http2-prior-knowledge -H "Authorization: Bearer $TOKEN" ${grpcUrl}/racing.v1.EventService/ListEvents
   npx buf curl --http2-prior-knowledge --list-methods ${grpcUrl}
   curl -s ${httpUrl}/readyz

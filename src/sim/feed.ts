@@ -72,6 +72,8 @@ export interface FeedTotals {
 
 export interface Feed {
   readonly totals: FeedTotals;
+  /** Everything of the race up to this time (epoch ms) has been delivered and answered. */
+  readonly deliveredUpTo: number;
   /** Resolves once everything of the race has been delivered (or the feed is stopped). */
   readonly finished: Promise<void>;
   /** Stops ticking and waits for the calls under way. */
@@ -233,6 +235,9 @@ export function startFeed(client: IngestClient, race: Scenario, options: FeedOpt
   tick();
   return {
     totals,
+    get deliveredUpTo() {
+      return deliveredUpTo;
+    },
     finished,
     async stop() {
       stopped = true;

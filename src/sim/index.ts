@@ -6,6 +6,7 @@ export {
   estimateLeaderSeconds,
   DEFAULT_SIMULATE_OPTIONS,
   BENCHMARK_OPTIONS,
+  DEMO_OPTIONS,
   type SimulateOptions,
 } from "./simulate.js";
 export { PRESTART_MS } from "./boats.js";

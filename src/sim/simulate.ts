@@ -82,6 +82,13 @@ export const DEFAULT_SIMULATE_OPTIONS: Readonly<ResolvedOptions> = {
 };
 
 /**
+ * The demo's race (`race-api demo`, and the overlay's tests of it): two start groups of
+ * 12 as the defaults have them, whose boats over the line at the gun come back and start,
+ * as the rules make them, so the analytics show every boat racing.
+ */
+export const DEMO_OPTIONS: SimulateOptions = { seed: "demo", overEarlyReturn: true };
+
+/**
  * 100 boats racing for 3 hours at 1 Hz (~1.08 million fixes): the leaders finish just
  * before the 3 h cap, most of the fleet is still sailing when it stops them (DNF).
  */

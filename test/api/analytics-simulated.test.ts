@@ -166,6 +166,34 @@ describe("the analytics of a simulated race", () => {
   });
 });
 
+describe("the figures", () => {
+  /** Every number of a JSON answer with the name of the field that holds it. */
+  function numbers(value: unknown, name = ""): Array<{ name: string; value: number }> {
+    if (typeof value === "number") return [{ name, value }];
+    if (Array.isArray(value)) return value.flatMap((item) => numbers(item, name));
+    if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => numbers(item, key));
+    return [];
+  }
+  const decimals = (value: number) => (String(value).split(".")[1] ?? "").length;
+  /** The most decimals a field may show: a tenth of a metre, second or degree, a hundredth of a knot, a millisecond, ~1 cm of position. */
+  const MOST: Record<string, number> = { M: 1, Seconds: 1, Deg: 1, Kn: 2, durationSeconds: 3, behindLegLeaderSeconds: 3, lat: 7, lon: 7 };
+  const most = (name: string) => MOST[name] ?? MOST[Object.keys(MOST).find((suffix) => name.endsWith(suffix)) ?? ""] ?? 0;
+
+  it("are shown to the step they can mean, not to a double's seventeen digits", async () => {
+    const since = new Date(gunMs + 5 * MINUTE).toISOString();
+    const answers = await Promise.all(["analytics", "analytics/legs", `analytics/manoeuvres?since=${since}`].map((path) => rest(path)));
+    const found = answers.flatMap(({ body }) => numbers(body)).filter(({ name }) => !["twd", "tws"].includes(name));
+    // Not vacuous: fractional figures of every kind are there.
+    for (const name of ["distanceBehindLeaderM", "vmgKn", "twaDeg", "distanceSailedM", "lossM", "lat"]) {
+      expect(
+        found.some((n) => n.name === name && !Number.isInteger(n.value)),
+        name,
+      ).toBe(true);
+    }
+    for (const { name, value } of found) expect(decimals(value), `${name} ${value}`).toBeLessThanOrEqual(most(name));
+  });
+});
+
 describe("the manoeuvres pages", () => {
   interface Page {
     since: string;

@@ -118,6 +118,19 @@ describe("race-api demo", () => {
     const renewing = new URLSearchParams(new URL(renewingUrl!).hash.slice(1));
     expect([renewing.get("race"), renewing.get("client"), renewing.get("secret")]).toEqual([raceId, "demo-overlay", clientSecret]);
 
+    // Every API command the demo offers to paste answers 200 (streams too, closed after their head).
+    const token = fragment.get("token")!;
+    const offered = [...demo.stdout().matchAll(/^\s+curl .*?"?(http:\/\/\S+?\/api\/v1\/races\/\S+?)"?$/gm)].map((m) => m[1]!);
+    expect(offered.some((url) => url.includes("/analytics?"))).toBe(true);
+    expect(offered.some((url) => url.includes("/track/export?"))).toBe(true);
+    expect(offered.some((url) => url.includes("/live/stream?from="))).toBe(true);
+    for (const url of offered) {
+      const controller = new AbortController();
+      const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+      expect(response.status, url).toBe(200);
+      controller.abort();
+    }
+
     const [groups] = await db.pool.query<RowDataPacket[]>(
       "SELECT g.id, COUNT(DISTINCT m.entry_id) AS boats FROM start_groups g JOIN races r ON r.id = g.race_id JOIN start_group_entries m ON m.start_group_id = g.id WHERE r.uuid = ? GROUP BY g.id",
       [raceId],

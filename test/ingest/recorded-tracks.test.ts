@@ -261,8 +261,8 @@ describe("a recorded race, loaded before anyone could read it", () => {
         { t: sent.map((f) => f.tMs), lat: sent.map((f) => f.lat), lon: sent.map((f) => f.lon) },
         { steps: group.courses![0]!.steps, gunMs, wind: group.wind! },
       );
-      expect(analytics.passings.map(({ item }) => item)).toEqual(replay.analytics.passings);
-      expect(analytics.manoeuvres.map(({ item }) => item)).toEqual(replay.analytics.manoeuvres);
+      expect(analytics.items.flatMap((boat) => boat.passings)).toEqual(replay.analytics.passings);
+      expect(analytics.items.flatMap((boat) => boat.manoeuvres)).toEqual(replay.analytics.manoeuvres);
       passings += replay.analytics.passings.length;
       manoeuvres += replay.analytics.manoeuvres.length;
     }

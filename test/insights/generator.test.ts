@@ -12,7 +12,7 @@ import type { Fact } from "../../src/domain/facts.js";
 import { factId } from "../../src/insights/fact-id.js";
 import { InsightsGenerator } from "../../src/insights/generator.js";
 import { insightPassings } from "../../src/reads/analytics/insight-passings.js";
-import { AnalyticsEngine } from "../../src/reads/analytics/race-analytics.js";
+import { AnalyticsEngine, itemsIn } from "../../src/reads/analytics/race-analytics.js";
 import { importScenario } from "../../src/scenario/import.js";
 import { simulateRace } from "../../src/sim/index.js";
 import { factsBetween, generationState } from "../../src/store/insights.js";
@@ -132,7 +132,9 @@ describe("the generator's mark roundings", () => {
 
     // What the analytics, rebuilt afresh at the end, say was passed.
     const analytics = await new AnalyticsEngine().refresh(race, nowMs, { pool: db.pool, behindMs: 0 });
-    const passed = analytics.groups[0]!.passings.filter(({ item }) => item.stepKind === "mark" || item.stepKind === "gate");
+    const passed = itemsIn(analytics.groups[0]!.items, (boat) => boat.passings).filter(
+      ({ item }) => item.stepKind === "mark" || item.stepKind === "gate",
+    );
     const byBoatAndTime = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0])) || Number(a[2]) - Number(b[2]);
     // Three boats: the cap of 3 per mark never binds, so every passing is a fact.
     expect(passed.length).toBeGreaterThanOrEqual(3 * 4 - 1);

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Scenario } from "../../src/domain/scenario.js";
-import { simulateScenario, sliceScenario } from "../../src/sim/index.js";
+import { DEMO_OPTIONS, simulateScenario, sliceScenario } from "../../src/sim/index.js";
 import { CLUB, identityScenario } from "../support/api.js";
 
 const OVERLAY_DIR = new URL("../../src/overlay/", import.meta.url);
@@ -61,4 +61,29 @@ export function overlayScenario(origins: string[], delaySeconds: number): { scen
   );
   scenario.events = race.events.map((event) => ({ ...event, clubId: CLUB }));
   return { scenario, raceId: scenario.events[0]!.races[0]!.id };
+}
+
+/** How long before now the stale boat's phone went quiet (the analytics call a boat stale after 30 s). */
+export const QUIET_FOR_MS = 3 * 60_000;
+
+/**
+ * The demo's race as `race-api demo` lays it (two start groups of 12 boats, IRC 1 and
+ * IRC 2, `minutesSinceGun` after the first gun), imported up to now and shown
+ * `delaySeconds` late; the first group's third boat went quiet QUIET_FOR_MS ago.
+ */
+export function demoLikeScenario(
+  origins: string[],
+  delaySeconds: number,
+  minutesSinceGun: number,
+): { scenario: Scenario; raceId: string; quietEntryId: string } {
+  const scenario = identityScenario();
+  scenario.clients.find((client) => client.clientId === "overlay")!.allowedOrigins = origins;
+  const now = Date.now();
+  const race = sliceScenario(simulateScenario({ ...DEMO_OPTIONS, gunMs: now - minutesSinceGun * 60_000, delaySeconds }), null, now);
+  const group = race.events[0]!.races[0]!.startGroups[0]!;
+  const quiet = group.tracks![2]!;
+  const kept = quiet.t.findIndex((t) => t > now - QUIET_FOR_MS);
+  for (const key of ["t", "lat", "lon", "sogKn", "cogDeg", "accuracyM"] as const) quiet[key]?.splice(kept);
+  scenario.events = race.events.map((event) => ({ ...event, clubId: CLUB }));
+  return { scenario, raceId: scenario.events[0]!.races[0]!.id, quietEntryId: quiet.entryId };
 }

@@ -4,7 +4,10 @@
 // step passings, all computed from the tracks up to data_as_of (now minus the
 // event's delay) inside each boat's capture window. Definitions (course
 // progress, legs, passing a step, VMG, the jump filter, stale): the race
-// analytics contract, race-analytics-v1.
+// analytics contract, race-analytics-v1. Figures are estimates from
+// positions a few metres apart and are given to the step they can mean:
+// metres, seconds and degrees to 0.1, knots to 0.01, durations to the
+// millisecond, a manoeuvre's position to 1e-7 degrees.
 //
 // This service is the source of truth; the REST gateway maps it onto
 // GET /api/v1/races/{raceId}/analytics, /analytics/legs,

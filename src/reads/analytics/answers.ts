@@ -20,7 +20,7 @@ import type { TrackWindow } from "../../domain/track-window.js";
 import { LEG_KIND_ENUMS, MANOEUVRE_KIND_ENUMS, STEP_KIND_ENUMS } from "../../messages/enum-words.js";
 import type { GroupBoat } from "../../store/boats.js";
 import type { RaceRecord } from "../../store/races.js";
-import type { BoatItem, GroupAnalytics } from "./race-analytics.js";
+import { type BoatItem, type GroupAnalytics, itemsIn } from "./race-analytics.js";
 
 export function analyticsMessage(race: RaceRecord, group: GroupAnalytics, dataAsOfMs: number): RaceAnalytics {
   return create(RaceAnalyticsSchema, {
@@ -36,21 +36,21 @@ export function analyticsMessage(race: RaceRecord, group: GroupAnalytics, dataAs
     legs: group.legs.map((leg) => ({
       legIndex: leg.legIndex,
       kind: LEG_KIND_ENUMS[leg.kind],
-      bearingDeg: leg.bearingDeg,
-      lengthM: leg.lengthM,
+      bearingDeg: to(leg.bearingDeg, DEGREES),
+      lengthM: to(leg.lengthM, METRES),
     })),
     boats: group.boats.map(({ boat, snapshot, progressRank, distanceBehindLeaderM, timeBehindLeaderSeconds }) => ({
       ...names(boat),
       progressRank,
       legIndex: snapshot.legIndex ?? undefined,
       legKind: snapshot.legKind === null ? undefined : LEG_KIND_ENUMS[snapshot.legKind],
-      distanceToNextMarkM: known(snapshot.distanceToNextMarkM),
-      distanceBehindLeaderM: known(distanceBehindLeaderM),
-      timeBehindLeaderSeconds: known(timeBehindLeaderSeconds),
-      sogKn: known(snapshot.sogKn),
-      cogDeg: known(snapshot.cogDeg),
-      vmgKn: known(snapshot.vmgKn),
-      twaDeg: known(snapshot.twaDeg),
+      distanceToNextMarkM: known(snapshot.distanceToNextMarkM, METRES),
+      distanceBehindLeaderM: known(distanceBehindLeaderM, METRES),
+      timeBehindLeaderSeconds: known(timeBehindLeaderSeconds, SECONDS),
+      sogKn: known(snapshot.sogKn, KNOTS),
+      cogDeg: known(snapshot.cogDeg, DEGREES),
+      vmgKn: known(snapshot.vmgKn, KNOTS),
+      twaDeg: known(snapshot.twaDeg, DEGREES),
       startedAtUtc: time(snapshot.startedAtMs),
       finishedAtUtc: time(snapshot.finishedAtMs),
       fixTimeUtc: time(snapshot.fixTimeMs),
@@ -77,14 +77,14 @@ export function legsMessage(race: RaceRecord, group: GroupAnalytics, dataAsOfMs:
         legIndex: leg.legIndex,
         startedAtUtc: at(leg.startedAtMs),
         endedAtUtc: time(leg.endedAtMs),
-        durationSeconds: leg.durationSeconds,
-        distanceSailedM: leg.distanceSailedM,
-        avgSogKn: known(leg.avgSogKn),
-        avgVmgKn: known(leg.avgVmgKn),
+        durationSeconds: to(leg.durationSeconds, MILLISECONDS),
+        distanceSailedM: to(leg.distanceSailedM, METRES),
+        avgSogKn: known(leg.avgSogKn, KNOTS),
+        avgVmgKn: known(leg.avgVmgKn, KNOTS),
         tacks: leg.tacks,
         gybes: leg.gybes,
         rankAtEnd: leg.rankAtEnd ?? undefined,
-        behindLegLeaderSeconds: known(leg.behindLegLeaderSeconds),
+        behindLegLeaderSeconds: known(leg.behindLegLeaderSeconds, MILLISECONDS),
       })),
     })),
   });
@@ -99,18 +99,18 @@ export function manoeuvresPage(race: RaceRecord, group: GroupAnalytics, window: 
     until: timestampFromMs(window.untilMs),
     nextSince: time(window.nextSinceMs),
     delaySeconds: race.event.delaySeconds,
-    manoeuvres: inWindow(group.manoeuvres, window).map(({ boat, item }) => ({
+    manoeuvres: inWindow(itemsIn(group.items, (boat) => boat.manoeuvres, window.sinceMs, window.untilMs)).map(({ boat, item }) => ({
       ...names(boat),
       kind: MANOEUVRE_KIND_ENUMS[item.kind],
       atUtc: at(item.atMs),
-      lat: item.lat,
-      lon: item.lon,
-      cogBeforeDeg: item.cogBeforeDeg,
-      cogAfterDeg: item.cogAfterDeg,
-      durationSeconds: item.durationSeconds,
-      lossM: known(item.lossM),
+      lat: to(item.lat, POSITION_DEGREES),
+      lon: to(item.lon, POSITION_DEGREES),
+      cogBeforeDeg: to(item.cogBeforeDeg, DEGREES),
+      cogAfterDeg: to(item.cogAfterDeg, DEGREES),
+      durationSeconds: to(item.durationSeconds, MILLISECONDS),
+      lossM: known(item.lossM, METRES),
     })),
-    passings: inWindow(group.passings, window).map(({ boat, item }) => ({
+    passings: inWindow(itemsIn(group.items, (boat) => boat.passings, window.sinceMs, window.untilMs)).map(({ boat, item }) => ({
       ...names(boat),
       stepIndex: item.stepIndex,
       stepKind: STEP_KIND_ENUMS[item.stepKind],
@@ -120,16 +120,18 @@ export function manoeuvresPage(race: RaceRecord, group: GroupAnalytics, window: 
   });
 }
 
-/** Items whose time, as shown, lies in [since, until), by time, then sail number, then entry. */
-function inWindow<T extends { atMs: number }>(items: readonly BoatItem<T>[], window: TrackWindow): BoatItem<T>[] {
-  return items
-    .filter(({ item }) => wholeMs(item.atMs) >= window.sinceMs && wholeMs(item.atMs) < window.untilMs)
-    .sort(
-      (a, b) =>
-        a.item.atMs - b.item.atMs ||
-        compareSailNumbers(a.boat.sailNumber, b.boat.sailNumber) ||
-        (a.boat.uuid < b.boat.uuid ? -1 : a.boat.uuid > b.boat.uuid ? 1 : 0),
-    );
+/**
+ * A window's items by time, then sail number, then entry. Times are shown cut to the whole
+ * millisecond and the window's ends are whole: a time is in [since, until) exactly when
+ * its cut is.
+ */
+function inWindow<T extends { atMs: number }>(items: BoatItem<T>[]): BoatItem<T>[] {
+  return items.sort(
+    (a, b) =>
+      a.item.atMs - b.item.atMs ||
+      compareSailNumbers(a.boat.sailNumber, b.boat.sailNumber) ||
+      (a.boat.uuid < b.boat.uuid ? -1 : a.boat.uuid > b.boat.uuid ? 1 : 0),
+  );
 }
 
 /** The public names of a boat: its entry's uuid, never the database's id. */
@@ -137,8 +139,27 @@ function names(boat: GroupBoat) {
   return { entryId: boat.uuid, sailNumber: boat.sailNumber, boatName: boat.boatName };
 }
 
-function known(value: number | null): number | undefined {
-  return value !== null && Number.isFinite(value) ? value : undefined;
+/**
+ * Figures are estimates from positions a few metres apart: shown to the step they can
+ * mean (a tenth of a metre, of a second, of a degree, a hundredth of a knot; positions
+ * to about a centimetre), not to the seventeen digits a double prints.
+ */
+const METRES = 0.1;
+const SECONDS = 0.1;
+const MILLISECONDS = 0.001;
+const DEGREES = 0.1;
+const KNOTS = 0.01;
+const POSITION_DEGREES = 1e-7;
+
+/** `value` to the nearest multiple of `step`, printed without a binary tail (0.30000000000000004). */
+function to(value: number, step: number): number {
+  const digits = Math.max(0, -Math.floor(Math.log10(step)));
+  return Number((Math.round(value / step) * step).toFixed(digits));
+}
+
+/** A figure the boat has, rounded; unset (null in JSON) when it has none. */
+function known(value: number | null, step: number): number | undefined {
+  return value !== null && Number.isFinite(value) ? to(value, step) : undefined;
 }
 
 function time(ms: number | null) {

@@ -4,7 +4,7 @@
 import type { PassingData } from "../../domain/detection-input.js";
 import type { StepPassingsSource } from "../../insights/generator.js";
 import type { ReadPools } from "../../store/read-replica.js";
-import type { AnalyticsEngine } from "./race-analytics.js";
+import { type AnalyticsEngine, itemsIn } from "./race-analytics.js";
 
 /** Refreshes `engine` for the race at `nowMs` (its dataAsOf is the generation's) and hands over its passings. */
 export function insightPassings(engine: AnalyticsEngine, reads: ReadPools): StepPassingsSource {
@@ -13,7 +13,7 @@ export function insightPassings(engine: AnalyticsEngine, reads: ReadPools): Step
     return new Map(
       analytics.groups.map((group) => [
         group.group.uuid,
-        group.passings.map(({ boat, item }): PassingData => ({ entryId: boat.uuid, passing: item })),
+        itemsIn(group.items, (boat) => boat.passings).map(({ boat, item }): PassingData => ({ entryId: boat.uuid, passing: item })),
       ]),
     );
   };

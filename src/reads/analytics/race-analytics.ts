@@ -39,6 +39,13 @@ export interface BoatItem<T> {
   item: T;
 }
 
+/** A boat's manoeuvres and passings as of the refresh, each oldest first. */
+export interface BoatItems {
+  boat: GroupBoat;
+  manoeuvres: readonly Manoeuvre[];
+  passings: readonly StepPassing[];
+}
+
 export interface GroupAnalytics {
   group: StartGroupRecord;
   /** The committee reading in force at dataAsOf. */
@@ -47,10 +54,12 @@ export interface GroupAnalytics {
   legs: CourseLeg[];
   /** Boats with a fix in their window, by progress rank. */
   boats: AnalyticsBoat[];
-  /** Every manoeuvre reported so far, by time. */
-  manoeuvres: BoatItem<Manoeuvre>[];
-  /** Every step passing so far, by time. */
-  passings: BoatItem<StepPassing>[];
+  /**
+   * Every manoeuvre reported and step passing found so far, per boat: copied as the
+   * boat's lists stand (a copy of references), never merged or sorted here, so a refresh
+   * does not grow with the race; a page picks its window out (itemsIn).
+   */
+  items: BoatItems[];
   /** Manoeuvres and passings timed before this can no longer appear or change. */
   finalBeforeMs: number;
 }
@@ -235,15 +244,10 @@ class GroupState {
         legs,
       ]),
     );
-    const manoeuvres: BoatItem<Manoeuvre>[] = [];
-    const passings: BoatItem<StepPassing>[] = [];
-    for (const boat of shown) {
+    const items = shown.map((boat) => {
       const analytics = this.timelines.get(boat.entryId)!.current;
-      for (const item of analytics.manoeuvres) manoeuvres.push({ boat, item });
-      for (const item of analytics.passings) passings.push({ boat, item });
-    }
-    manoeuvres.sort((a, b) => a.item.atMs - b.item.atMs);
-    passings.sort((a, b) => a.item.atMs - b.item.atMs);
+      return { boat, manoeuvres: analytics.manoeuvres.slice(), passings: analytics.passings.slice() };
+    });
     return {
       group,
       wind,
@@ -259,12 +263,23 @@ class GroupState {
           legs: legStats.get(boat.entryId)!,
         };
       }),
-      manoeuvres,
-      passings,
+      items,
       finalBeforeMs: Math.min(
         this.settledUntilMs - MANOEUVRE_REPORT_LAG_MS,
         ...shown.map((boat) => this.timelines.get(boat.entryId)!.settledPendingSinceMs ?? Number.POSITIVE_INFINITY),
       ),
     };
   }
+}
+
+/** The group's manoeuvres or passings timed in [sinceMs, untilMs), each with its boat, in no particular order. */
+export function itemsIn<T extends { atMs: number }>(
+  items: readonly BoatItems[],
+  pick: (boat: BoatItems) => readonly T[],
+  sinceMs = Number.NEGATIVE_INFINITY,
+  untilMs = Number.POSITIVE_INFINITY,
+): BoatItem<T>[] {
+  return items.flatMap((boat) =>
+    pick(boat).flatMap((item) => (item.atMs >= sinceMs && item.atMs < untilMs ? [{ boat: boat.boat, item }] : [])),
+  );
 }

@@ -42,8 +42,7 @@ function shown(analytics: RaceAnalytics): unknown {
         wind: group.wind,
         legs: group.legs,
         boats: group.boats.map(({ boat, ...rest }) => ({ entry: boat.uuid, ...rest })),
-        manoeuvres: group.manoeuvres.map(({ boat, item }) => ({ entry: boat.uuid, ...item })),
-        passings: group.passings.map(({ boat, item }) => ({ entry: boat.uuid, ...item })),
+        items: group.items.map(({ boat, ...lists }) => ({ entry: boat.uuid, ...lists })),
         finalBeforeMs: group.finalBeforeMs,
       })),
     ),
@@ -69,8 +68,8 @@ describe("the analytics engine", () => {
     expect(compared).toBe(checkpoints.length);
     // The race was really analysed: passings and manoeuvres found, a finisher leads.
     const end = (await engine.refresh(race, GUN + 31 * MINUTE, source())).groups[0]!;
-    expect(end.passings.length).toBeGreaterThan(12);
-    expect(end.manoeuvres.filter((m) => m.item.kind === "tack").length).toBeGreaterThan(5);
+    expect(end.items.flatMap((boat) => boat.passings).length).toBeGreaterThan(12);
+    expect(end.items.flatMap((boat) => boat.manoeuvres).filter((m) => m.kind === "tack").length).toBeGreaterThan(5);
     expect(end.boats[0]!.snapshot.finishedAtMs).not.toBeNull();
     // The rebuild read the race in several chunks.
     expect(31 * MINUTE).toBeGreaterThan(2 * REBUILD_CHUNK_MS);
