@@ -7,16 +7,25 @@
 // 2. Rebuilding the race's analytics from the database (a fresh engine, as after a
 //    restart), against reading the same fixes with a plain mysql2 query: wall time and
 //    this process's CPU. Goal: at most 2.
-// Rounds alternate; medians. Run: npm run bench:analytics   (ROUNDS=3 REFRESHES=30)
+// Rounds alternate; medians. The engine runs inside the server, so it is measured with
+// the server's Node flags (bin/race-api.js). Run: npm run bench:analytics   (ROUNDS=3 REFRESHES=30)
 
 import { readFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import mysql from "mysql2/promise";
 import { AnalyticsEngine } from "../src/reads/analytics/race-analytics.js";
 import { BENCHMARK_OPTIONS, simulateScenario } from "../src/sim/index.js";
 import { createPool } from "../src/store/pool.js";
 import { findRace } from "../src/store/races.js";
 import { benchRace } from "./bench-race.js";
+import { serverNodeFlags } from "./server-node-flags.js";
+
+const flags = serverNodeFlags();
+if (!flags.every((flag) => process.execArgv.includes(flag))) {
+  const run = spawnSync(process.execPath, [...flags, ...process.execArgv, fileURLToPath(import.meta.url)], { stdio: "inherit" });
+  process.exit(run.status ?? 1);
+}
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const REFRESHES = Number(process.env.REFRESHES ?? 30);

@@ -3,7 +3,7 @@
 // minutes, which late fixes may still change: boat-timeline.ts). After a restart, or
 // when something the kept state was computed under changes (the gun, the delay, a wind
 // reading, course version or finish before the settled edge), a group is rebuilt from
-// the database, ten minutes of fixes at a time.
+// the database, five minutes of fixes at a time, read ahead of the computing.
 
 import { LRUCache } from "lru-cache";
 import type { BoatSnapshot } from "../../domain/analytics/boat-analytics.js";
@@ -77,7 +77,9 @@ export interface ReadSource {
 }
 
 /** A rebuild reads this much of a group's fixes per statement, so a 3-hour race never sits in memory as rows. */
-export const REBUILD_CHUNK_MS = 10 * 60_000;
+export const REBUILD_CHUNK_MS = 5 * 60_000;
+/** Chunks read ahead of the one being fed: enough to keep the database busy, few enough to bound memory. */
+const REBUILD_READ_AHEAD = 2;
 /**
  * A manoeuvre is reported once its loss is known, up to this long after the moment it
  * is timed at (a turn may take 2 minutes, its loss needs 30 s more, its end the span
@@ -174,21 +176,25 @@ class GroupState {
     const fresh = boats.filter((boat) => this.timelines.get(boat.entryId)!.isNew);
     let fromMs = Math.min(this.settledUntilMs, ...fresh.map((boat) => this.window(boat)?.fromMs ?? Number.POSITIVE_INFINITY));
     if (fromMs === Number.NEGATIVE_INFINITY) fromMs = this.gunMs === null ? edgeMs : (captureWindow(this.gunMs)?.fromMs ?? edgeMs);
-    // The next chunk is read while this one is fed: the database works while this process computes.
-    const chunk = (startMs: number) => {
-      const untilMs = Math.min(edgeMs, startMs + REBUILD_CHUNK_MS);
-      return { untilMs, fixes: this.read(pool, groupId, boats, startMs, untilMs - 1) };
+    // The next chunks are read while this one is fed: the database works while this process computes.
+    const reads: Array<{ untilMs: number; fixes: Promise<Map<number, TrackPoint[]>> }> = [];
+    let readFromMs = fromMs;
+    const readAhead = () => {
+      while (reads.length < REBUILD_READ_AHEAD && readFromMs < edgeMs) {
+        const untilMs = Math.min(edgeMs, readFromMs + REBUILD_CHUNK_MS);
+        reads.push({ untilMs, fixes: this.read(pool, groupId, boats, readFromMs, untilMs - 1) });
+        readFromMs = untilMs;
+      }
     };
-    let next = fromMs < edgeMs ? chunk(fromMs) : null;
-    while (next !== null) {
-      const { untilMs, fixes: reading } = next;
-      const fixes = await reading;
-      next = untilMs < edgeMs ? chunk(untilMs) : null;
+    readAhead();
+    for (let next = reads.shift(); next !== undefined; next = reads.shift()) {
+      const fixes = await next.fixes;
+      readAhead();
       for (const boat of boats) {
         const timeline = this.timelines.get(boat.entryId)!;
         // A boat already settled to the old edge takes only what lies beyond it.
         const own = (fixes.get(boat.entryId) ?? []).filter((fix) => timeline.isNew || fix.tMs >= this.settledUntilMs);
-        timeline.settle(own, untilMs, this.inputs!, this.inputs!.finishes.get(boat.entryId) ?? null);
+        timeline.settle(own, next.untilMs, this.inputs!, this.inputs!.finishes.get(boat.entryId) ?? null);
       }
     }
     for (const boat of boats) this.timelines.get(boat.entryId)!.isNew = false;
