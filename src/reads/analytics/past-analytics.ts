@@ -1,6 +1,6 @@
 // A race's analytics at a past moment (GetRaceAnalytics' `at`): a computation of its
 // own, by a fresh engine refreshed once at that moment (it reads the groups' rows from
-// each capture window's start up to the moment, ten minutes at a time, as after a
+// each capture window's start up to the moment, five minutes at a time, as after a
 // restart), leaving the live engine's state, which only moves forward, alone. Costly,
 // so bounded: one computation per race and moment however many ask, at most
 // PAST_COMPUTATIONS at once per instance (others wait their turn), and a settled
