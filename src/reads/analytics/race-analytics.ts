@@ -145,7 +145,10 @@ class GroupState {
     ]);
     const inputs = new GroupInputs(winds, courses, new Map([...finishes].map(([key, atMs]) => [Number(key.split(":")[1]), atMs])));
     const before = this.inputs;
-    if (before !== null && before.keyBefore(this.settledUntilMs) !== inputs.keyBefore(this.settledUntilMs)) this.restart();
+    // Asked for an earlier moment than the last (another caller's clock): the state holds
+    // fixes newer than this answer may show, so it starts again.
+    if (asOfMs < this.headUntilMs) this.restart();
+    else if (before !== null && before.keyBefore(this.settledUntilMs) !== inputs.keyBefore(this.settledUntilMs)) this.restart();
     const headInputsChanged =
       this.inputs !== null && this.inputs.keyBefore(this.headUntilMs + 1) !== inputs.keyBefore(this.headUntilMs + 1);
     this.inputs = inputs;

@@ -95,6 +95,16 @@ describe("the analytics engine", () => {
     expect(late).toEqual(await fresh(now + 2_000));
   });
 
+  it("asked for an earlier moment than the last, answers as a fresh engine does: nothing it held of later", async () => {
+    const engine = new AnalyticsEngine();
+    // Its checkpoint then holds fixes to GUN + 8 min; the earlier moment lies 6 s before
+    // that, with no wind reading, course or finish between (the simulator's readings
+    // come at 6.6 and 8.1 minutes), so nothing else would start the group again.
+    await engine.refresh(race, GUN + 10 * MINUTE, source());
+    const earlier = GUN + 8 * MINUTE - 6_000;
+    expect(shown(await engine.refresh(race, earlier, source()))).toEqual(await fresh(earlier));
+  });
+
   it("starts a group again when a wind reading is recorded into its settled past", async () => {
     const engine = new AnalyticsEngine();
     const group = race.startGroups[0]!;
