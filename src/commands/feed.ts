@@ -9,6 +9,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { parseArgs } from "node:util";
+import { CLIENT_OPTIONS, clientOptions, UsageError } from "./client-options.js";
 import { printer, processIo, type CommandIo } from "./command-io.js";
 import { createIngestClient } from "../sim/ingest-client.js";
 import type { Scenario } from "../domain/scenario.js";
@@ -50,7 +51,6 @@ boats' pre-start comes first. Ctrl-C stops the feed; the race stays as fed.
 `;
 
 /** A malformed command line: exit code 2. */
-class UsageError extends Error {}
 
 const PROGRESS_EVERY_MS = 10_000;
 
@@ -148,11 +148,8 @@ function parseOptions(args: string[], env: NodeJS.ProcessEnv): FeedCommandOption
     allowPositionals: true,
     strict: true,
     options: {
-      url: { type: "string" },
-      "grpc-url": { type: "string" },
+      ...CLIENT_OPTIONS,
       "club-id": { type: "string" },
-      "client-id": { type: "string" },
-      "client-secret": { type: "string" },
       speed: { type: "string" },
       groups: { type: "string" },
       boats: { type: "string" },
@@ -163,19 +160,13 @@ function parseOptions(args: string[], env: NodeJS.ProcessEnv): FeedCommandOption
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const url = httpUrl("--url", values.url);
+  const client = clientOptions(values, env);
   const clubId = values["club-id"];
   if (clubId === undefined || !isUuid(clubId))
     throw new UsageError(`--club-id must be the club's UUID, got ${JSON.stringify(clubId ?? "")}`);
-  const clientId = values["client-id"];
-  if (!clientId) throw new UsageError("--client-id is required");
-  const clientSecret = values["client-secret"] ?? env.RACE_API_CLIENT_SECRET;
-  if (!clientSecret) throw new UsageError("the client's secret is required: --client-secret or RACE_API_CLIENT_SECRET");
   const options: FeedCommandOptions = {
-    url,
+    ...client,
     clubId,
-    clientId,
-    clientSecret,
     speed: number("--speed", values.speed, 1, 1, MAX_SPEED),
     seed: values.seed ?? `feed-${startId()}`,
     groups: number("--groups", values.groups, 2, 1, 20, true),
@@ -184,21 +175,7 @@ function parseOptions(args: string[], env: NodeJS.ProcessEnv): FeedCommandOption
     legLengthM: number("--leg-length", values["leg-length"], 2400, 500, 20_000),
     delaySeconds: number("--delay-seconds", values["delay-seconds"], 0, 0, 600, true),
   };
-  if (values["grpc-url"] !== undefined) options.grpcUrl = httpUrl("--grpc-url", values["grpc-url"]);
   return options;
-}
-
-function httpUrl(name: string, value: string | undefined): string {
-  if (value === undefined) throw new UsageError(`${name} is required`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
-  return url.origin;
 }
 
 function number(name: string, value: string | undefined, fallback: number, min: number, max: number, whole = false): number {

@@ -10,6 +10,7 @@ import { FixRejectionReason } from "../../gen/racing/v1/ingest_pb.js";
 import { MAX_RECORDED_FIXES } from "../domain/fix-rules.js";
 import { isUuid } from "../domain/uuid.js";
 import { createIngestClient, type IngestClientOptions } from "../sim/ingest-client.js";
+import { CLIENT_OPTIONS, clientOptions, UsageError } from "./client-options.js";
 import { printer, processIo, type CommandIo } from "./command-io.js";
 import { GpxError, gpxTrack, type GpxPoint } from "./gpx-track.js";
 
@@ -35,8 +36,6 @@ dropped. Loading the same files again changes nothing (duplicates). Points outsi
 start group's capture window (gun - 5 min to gun + 3 h, or the boat's finish) are
 refused and counted, the rest are kept.
 `;
-
-class UsageError extends Error {}
 
 interface UploadOptions extends IngestClientOptions {
   raceId: string;
@@ -113,48 +112,25 @@ function parseOptions(args: string[], env: NodeJS.ProcessEnv): UploadOptions {
     allowPositionals: true,
     strict: true,
     options: {
-      url: { type: "string" },
-      "grpc-url": { type: "string" },
-      "client-id": { type: "string" },
-      "client-secret": { type: "string" },
+      ...CLIENT_OPTIONS,
       race: { type: "string" },
       group: { type: "string" },
       entry: { type: "string" },
     },
   });
   if (positionals.length === 0) throw new UsageError("name at least one GPX file");
-  const clientId = values["client-id"];
-  if (!clientId) throw new UsageError("--client-id is required");
-  const clientSecret = values["client-secret"] ?? env.RACE_API_CLIENT_SECRET;
-  if (!clientSecret) throw new UsageError("the client's secret is required: --client-secret or RACE_API_CLIENT_SECRET");
-  const options: UploadOptions = {
-    url: httpUrl("--url", values.url),
-    clientId,
-    clientSecret,
+  return {
+    ...clientOptions(values, env),
     raceId: uuidOption("--race", values.race),
     startGroupId: uuidOption("--group", values.group),
     entryId: uuidOption("--entry", values.entry),
     files: positionals,
   };
-  if (values["grpc-url"] !== undefined) options.grpcUrl = httpUrl("--grpc-url", values["grpc-url"]);
-  return options;
 }
 
 function uuidOption(name: string, value: string | undefined): string {
   if (value === undefined || !isUuid(value)) throw new UsageError(`${name} must be a UUID, got ${JSON.stringify(value ?? "")}`);
   return value;
-}
-
-function httpUrl(name: string, value: string | undefined): string {
-  if (value === undefined) throw new UsageError(`${name} is required`);
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {}
-  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
-    throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(value)}`);
-  }
-  return url.origin;
 }
 
 /** The server's reason (ErrorInfo) when it gave one, with the field at fault. */

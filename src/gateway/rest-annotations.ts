@@ -46,6 +46,7 @@ import { SCOPES } from "../auth/scopes.js";
 import { STEP_KIND_ENUMS } from "../messages/enum-words.js";
 import { LANGUAGES } from "../insights/languages.js";
 import type { JsonSchema } from "./json-schema-ref.js";
+import { DEFAULT_MAX_SPEED_KN } from "../domain/analytics/kinematics.js";
 
 export interface Annotation {
   /** The message's component name in the OpenAPI document, where it is not the message's own. */
@@ -295,7 +296,10 @@ export const ANNOTATIONS: ReadonlyMap<DescMessage, Annotation> = new Map([
       finishedAtUtc: { description: "The phone-recorded finish when there is one, otherwise the finish line's crossing." },
       fixTimeUtc: { description: "The newest fix the analytics kept, never after dataAsOf; null while none is kept." },
       stale: { description: "Racing, and the newest fix is more than 30 s older than dataAsOf: grey it out. Never for a finished boat." },
-      ignoredFixes: { ...COUNT, description: "Fixes left out of every analytic: reaching them would need more than 50 knots." },
+      ignoredFixes: {
+        ...COUNT,
+        description: `Fixes left out of every analytic: reaching them would need more than ${DEFAULT_MAX_SPEED_KN} knots.`,
+      },
       lastManoeuvre: { description: "Reported once its loss is known, 30 s after its end; null before the first." },
     },
   }),

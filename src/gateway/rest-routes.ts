@@ -32,6 +32,7 @@ import { dateTimeParam, GROUP_QUERY, groupRequest, momentParam, windowQuery, win
 import { stringifyTrackPage, TRACK_QUERY } from "./track-json.js";
 import { trackExportRoute, type DownloadRoute } from "./download.js";
 import { EXPORTS_PER_CLIENT } from "../limits/policy.js";
+import { DEFAULT_MAX_SPEED_KN } from "../domain/analytics/kinematics.js";
 
 const RACE_ID = {
   type: "object",
@@ -94,8 +95,7 @@ const REPLAY_QUERY = {
 };
 const PAST_MOMENT_CACHE = `A past moment at least 2 minutes before the delayed cut-off never changes: sent ${IMMUTABLE_CACHE_CONTROL}, and kept server-side.`;
 
-const ANALYTICS_GROUP =
-  "One start group's (startGroupId, which may be left out only when the race has one), computed from the tracks up to dataAsOf (now minus the event's delay) inside each boat's capture window; fixes that would need more than 50 knots are left out and counted per boat.";
+const ANALYTICS_GROUP = `One start group's (startGroupId, which may be left out only when the race has one), computed from the tracks up to dataAsOf (now minus the event's delay) inside each boat's capture window; fixes that would need more than ${DEFAULT_MAX_SPEED_KN} knots are left out and counted per boat.`;
 const MANOEUVRES_QUERY = windowQuery(
   "Inclusive lower bound, ISO 8601 UTC, as on the track (rounded up to the millisecond). Must be before dataAsOf. To page, pass the previous nextSince.",
   "Exclusive upper bound, after since. Default and maximum: since + 10 minutes; cut silently at dataAsOf.",
