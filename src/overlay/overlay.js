@@ -215,6 +215,8 @@ function openSession(fromMs) {
   const s = { controller: new AbortController(), fromMs, caughtUp: fromMs === null, analyticsOpen: false, wantedAt: null, pumping: false };
   session = s;
   view.analytics = null;
+  // The figures were of a moment no longer followed: off the screen now, not at the next state.
+  drawProgress(null);
   resetTrails();
   const query = fromMs === null ? "" : `?${new URLSearchParams({ from: new Date(fromMs).toISOString(), speed: String(replaySpeed) })}`;
   // When this replay was asked for, for a reader of the page (a test) to hold its clock against.
