@@ -181,12 +181,14 @@ class GroupState {
     if (fromMs === Number.NEGATIVE_INFINITY) fromMs = this.gunMs === null ? edgeMs : (captureWindow(this.gunMs)?.fromMs ?? edgeMs);
     // The next chunks are read while this one is fed: the database works while this process computes.
     const reads: Array<{ untilMs: number; fixes: Promise<Map<number, TrackPoint[]>> }> = [];
+    const ends = chunkEnds(fromMs, edgeMs, captureWindow(this.gunMs)?.untilMs ?? edgeMs);
     let readFromMs = fromMs;
     const readAhead = () => {
-      while (reads.length < REBUILD_READ_AHEAD && readFromMs < edgeMs) {
-        const untilMs = Math.min(edgeMs, readFromMs + REBUILD_CHUNK_MS);
-        reads.push({ untilMs, fixes: this.read(pool, groupId, boats, readFromMs, untilMs - 1) });
-        readFromMs = untilMs;
+      while (reads.length < REBUILD_READ_AHEAD) {
+        const end = ends.next();
+        if (end.done) return;
+        reads.push({ untilMs: end.value, fixes: this.read(pool, groupId, boats, readFromMs, end.value - 1) });
+        readFromMs = end.value;
       }
     };
     readAhead();
@@ -278,6 +280,19 @@ class GroupState {
         ...shown.map((boat) => this.timelines.get(boat.entryId)!.settledPendingSinceMs ?? Number.POSITIVE_INFINITY),
       ),
     };
+  }
+}
+
+/**
+ * Where a rebuild's reads from `fromMs` end, in order: a chunk at a time until the group's
+ * capture window closes at `closesMs`, then one step to the edge. A race long over is read
+ * in the chunks its window holds, not in one per 5 minutes since (12 years of them took
+ * 7 s of CPU for a 95-boat group with nothing to read).
+ */
+export function* chunkEnds(fromMs: number, edgeMs: number, closesMs: number): Generator<number> {
+  for (let untilMs = fromMs; untilMs < edgeMs; ) {
+    untilMs = untilMs >= closesMs ? edgeMs : Math.min(edgeMs, untilMs + REBUILD_CHUNK_MS);
+    yield untilMs;
   }
 }
 

@@ -5,7 +5,7 @@
 
 import type { RowDataPacket } from "mysql2/promise";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AnalyticsEngine, type RaceAnalytics, REBUILD_CHUNK_MS } from "../../../src/reads/analytics/race-analytics.js";
+import { AnalyticsEngine, chunkEnds, type RaceAnalytics, REBUILD_CHUNK_MS } from "../../../src/reads/analytics/race-analytics.js";
 import { importScenario } from "../../../src/scenario/import.js";
 import { simulateScenario } from "../../../src/sim/index.js";
 import { findRace, type RaceRecord } from "../../../src/store/races.js";
@@ -103,6 +103,42 @@ describe("the analytics engine", () => {
     await engine.refresh(race, GUN + 10 * MINUTE, source());
     const earlier = GUN + 8 * MINUTE - 6_000;
     expect(shown(await engine.refresh(race, earlier, source()))).toEqual(await fresh(earlier));
+  });
+
+  it("rebuilds a race long over from the chunks its window holds, then one step to the edge, answering as soon after it", async () => {
+    const opens = GUN - 5 * MINUTE;
+    const closes = GUN + 180 * MINUTE;
+    const yearOn = GUN + 365 * 24 * 60 * MINUTE;
+    const ends = [...chunkEnds(opens, yearOn, closes)];
+    expect(ends.slice(0, -1)).toEqual(Array.from({ length: 37 }, (_, i) => opens + (i + 1) * REBUILD_CHUNK_MS));
+    expect(ends.at(-2)).toBe(closes);
+    expect(ends.at(-1)).toBe(yearOn);
+    // Still under way: chunks to the edge, the last one short.
+    expect([...chunkEnds(opens, GUN + 7 * MINUTE, closes)]).toEqual([
+      opens + REBUILD_CHUNK_MS,
+      opens + 2 * REBUILD_CHUNK_MS,
+      GUN + 7 * MINUTE,
+    ]);
+    expect([...chunkEnds(yearOn, yearOn, closes)]).toEqual([]);
+
+    // What the window fixed: every manoeuvre and passing, the order, each boat's progress and finish.
+    const fixed = (analytics: RaceAnalytics) =>
+      JSON.parse(
+        JSON.stringify(
+          analytics.groups.map((group) => ({
+            items: group.items.map(({ boat, ...lists }) => ({ entry: boat.uuid, ...lists })),
+            boats: group.boats.map(({ boat, progressRank, snapshot }) => [
+              boat.uuid,
+              progressRank,
+              snapshot.progressM,
+              snapshot.finishedAtMs,
+            ]),
+          })),
+        ),
+      );
+    const later = await new AnalyticsEngine().refresh(race, yearOn, source());
+    expect(fixed(later)).toEqual(fixed(await new AnalyticsEngine().refresh(race, closes + MINUTE, source())));
+    expect(later.groups[0]!.boats[0]!.snapshot.finishedAtMs).not.toBeNull();
   });
 
   it("starts a group again when a wind reading is recorded into its settled past", async () => {
