@@ -14,7 +14,6 @@
 // npm run bench:replay (VIEWERS=500, SPEED=10, WINDOW_SECONDS=20 by default).
 
 import { fork, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -23,13 +22,10 @@ import type { RowDataPacket } from "mysql2/promise";
 import { pino } from "pino";
 import { createRuntime, servingPoolOptions } from "../src/composition/runtime.js";
 import { startServer } from "../src/composition/server.js";
-import { importScenario } from "../src/scenario/import.js";
-import { createDatabase, dropDatabase } from "../src/setup/database.js";
-import { ensureLocalServer } from "../src/setup/local-mariadb.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { migrate } from "../src/store/migrate.js";
-import { createPool, withDatabase } from "../src/store/pool.js";
+import { createPool } from "../src/store/pool.js";
 import { registry } from "../src/telemetry/metrics.js";
+import { type BenchRace, benchRace } from "./bench-race.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { fetchToken } from "./token.js";
@@ -50,26 +46,30 @@ async function runBench(): Promise<void> {
   const gc = globalThis.gc;
   if (!gc) throw new Error("run with node --expose-gc (npm run bench:replay does)");
   checkOpenFileLimit(VIEWERS + 500, "VIEWERS");
-  const dbServer = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
-  const url = withDatabase(dbServer, `race_api_bench_${randomBytes(4).toString("hex")}`);
-  await createDatabase(url);
+  // A race of 2 x 30 boats, an hour after its gun: the replay starts 50 minutes back.
+  const race = await benchRace(
+    (scenario) => {
+      scenario.clubs[0]!.trackingRateLimitPerMinute = 1_000_000;
+      scenario.clients = [
+        { clientId: "bench", clientSecret: "bench-secret-123", clubId: scenario.clubs[0]!.id, scopes: ["tracking:read"] },
+      ];
+    },
+    (nowMs) =>
+      sliceScenario(
+        simulateScenario({ seed: "bench-replay", gunMs: nowMs - 60 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 }),
+        null,
+        nowMs,
+      ),
+  );
   try {
-    await benchOn(url, gc);
+    await benchOn(race, gc);
   } finally {
-    await dropDatabase(url);
+    await race.drop();
   }
 }
 
-async function benchOn(url: string, gc: () => void): Promise<void> {
-  const adminPool = createPool(url, { statementTimeoutMs: 0 });
-  await migrate(adminPool);
-  const now = Date.now();
-  // A race of 2 x 30 boats, an hour after its gun: the replay starts 50 minutes back.
-  const race = simulateScenario({ seed: "bench-replay", gunMs: now - 60 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 });
-  race.clubs[0]!.trackingRateLimitPerMinute = 1_000_000;
-  race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
-  await importScenario(adminPool, sliceScenario(race, null, now));
-  const raceId = race.events[0]!.races[0]!.id;
+async function benchOn({ url, adminPool, scenario, nowMs: now }: BenchRace, gc: () => void): Promise<void> {
+  const raceId = scenario.events[0]!.races[0]!.id;
 
   const config = inProcessConfig({ streamsPerClient: 100_000 });
   const pool = createPool(url, servingPoolOptions(config));
@@ -158,7 +158,6 @@ ${line(replay)}
   await api.close();
   await runtime.close();
   await pool.end();
-  await adminPool.end();
 }
 
 /** This process's CPU seconds so far, user and system, as /proc/PID/stat counts them. */

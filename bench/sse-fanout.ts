@@ -17,7 +17,6 @@
 // (SUBSCRIBERS=2000 and WINDOW_SECONDS=20 by default).
 
 import { fork, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import http from "node:http";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -25,13 +24,10 @@ import { fileURLToPath } from "node:url";
 import type { RowDataPacket } from "mysql2/promise";
 import { pino } from "pino";
 import { createRuntime, servingPoolOptions } from "../src/composition/runtime.js";
-import { importScenario } from "../src/scenario/import.js";
 import { startServer } from "../src/composition/server.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { createDatabase, dropDatabase } from "../src/setup/database.js";
-import { ensureLocalServer } from "../src/setup/local-mariadb.js";
-import { migrate } from "../src/store/migrate.js";
-import { createPool, withDatabase } from "../src/store/pool.js";
+import { createPool } from "../src/store/pool.js";
+import { type BenchRace, benchRace } from "./bench-race.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { fetchToken } from "./token.js";
@@ -98,28 +94,31 @@ async function runBench(): Promise<void> {
   checkOpenFileLimit(SUBSCRIBERS + 500, "SUBSCRIBERS");
 
   // --- set-up: a fresh database with a race of 2 x 30 boats, 20 minutes after its gun ---
-  const dbServer = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, "") : await ensureLocalServer();
-  const url = withDatabase(dbServer, `race_api_bench_${randomBytes(4).toString("hex")}`);
-  await createDatabase(url);
+  const race = await benchRace(
+    (scenario) => {
+      // One client opens every stream: its club's tracking bucket (each open counts) is raised so the bench measures fan-out, not 429s.
+      scenario.clubs[0]!.trackingRateLimitPerMinute = CLUB_TRACKING_LIMIT;
+      scenario.clients = [
+        { clientId: "bench", clientSecret: "bench-secret-123", clubId: scenario.clubs[0]!.id, scopes: ["tracking:read"] },
+      ];
+    },
+    (nowMs) =>
+      sliceScenario(
+        simulateScenario({ seed: "bench-sse", gunMs: nowMs - 20 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 }),
+        null,
+        nowMs,
+      ),
+  );
   try {
-    await benchOn(url, gc);
+    await benchOn(race, gc);
   } finally {
     // Also when a phase fails: the bench databases are not left behind on the shared server.
-    await dropDatabase(url);
+    await race.drop();
   }
 }
 
-async function benchOn(url: string, gc: () => void): Promise<void> {
-  const adminPool = createPool(url, { statementTimeoutMs: 0 });
-  await migrate(adminPool);
-
-  const now = Date.now();
-  const race = simulateScenario({ seed: "bench-sse", gunMs: now - 20 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 });
-  // One client opens every stream: its club's tracking bucket (each open counts) is raised so the bench measures fan-out, not 429s.
-  race.clubs[0]!.trackingRateLimitPerMinute = CLUB_TRACKING_LIMIT;
-  race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
-  await importScenario(adminPool, sliceScenario(race, null, now));
-  const raceId = race.events[0]!.races[0]!.id;
+async function benchOn({ url, adminPool, scenario }: BenchRace, gc: () => void): Promise<void> {
+  const raceId = scenario.events[0]!.races[0]!.id;
 
   // The default (10 streams per client) would refuse all but 10 of one client's streams.
   const config = inProcessConfig({ streamsPerClient: STREAMS_PER_CLIENT });
@@ -265,7 +264,6 @@ ${line(`${opened.ok} subscribers`, many.window)}
   await api.close();
   await runtime.close();
   await pool.end();
-  await adminPool.end();
 }
 
 /** Collects deliveries for one window, counted by event id, so the window is the same for every subscriber. */
