@@ -21,6 +21,16 @@ export interface BenchRace {
   drop(): Promise<void>;
 }
 
+/** The benches' one reading client (tracking:read), added to a scenario by `addBenchReader`. */
+export const BENCH_READER = { clientId: "bench", clientSecret: "bench-secret-123" } as const;
+
+/** Adds BENCH_READER to the first club, its tracking bucket raised to `perMinute` so a bench measures the API, not 429s. */
+export function addBenchReader(scenario: Scenario, perMinute: number): void {
+  const club = scenario.clubs[0]!;
+  club.trackingRateLimitPerMinute = perMinute;
+  scenario.clients = [{ ...BENCH_READER, clubId: club.id, scopes: ["tracking:read"] }];
+}
+
 /**
  * `adjust` may change the scenario before it is imported (a client, a raised limit);
  * `simulate`, given the moment it runs, makes another race, imported whole.

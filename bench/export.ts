@@ -14,7 +14,7 @@ import { createServer } from "node:net";
 import mysql from "mysql2";
 import { BENCHMARK_OPTIONS, simulateScenario } from "../src/sim/index.js";
 import { BIN } from "../test/support/cli.js";
-import { benchRace } from "./bench-race.js";
+import { addBenchReader, BENCH_READER, benchRace } from "./bench-race.js";
 import { serverNodeFlags } from "./server-node-flags.js";
 import { fetchToken } from "./token.js";
 
@@ -23,10 +23,7 @@ const FORMATS = ["csv", "gpx", "kml", "geojson"] as const;
 
 const started = Date.now();
 const { url, adminPool, scenario, drop } = await benchRace(
-  (race) => {
-    race.clubs[0]!.trackingRateLimitPerMinute = 1_000_000;
-    race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
-  },
+  (race) => addBenchReader(race, 1_000_000),
   (nowMs) => simulateScenario({ ...BENCHMARK_OPTIONS, gunMs: nowMs - 4 * 3600_000 }),
 );
 const race = scenario.events[0]!.races[0]!;
@@ -55,7 +52,7 @@ const server = spawn(
 );
 const base = `http://127.0.0.1:${port}`;
 await waitForServer(base);
-const token = await fetchToken(base, "bench", "bench-secret-123");
+const token = await fetchToken(base, BENCH_READER.clientId, BENCH_READER.clientSecret);
 
 /** CPU seconds a process has used (utime + stime of /proc/PID/stat). */
 function cpuS(pid: number): number {

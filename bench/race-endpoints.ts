@@ -33,7 +33,7 @@ import { startServer } from "../src/composition/server.js";
 import { registry } from "../src/telemetry/metrics.js";
 import { createPool } from "../src/store/pool.js";
 import { startBareRoute } from "./bare-route.js";
-import { benchRace } from "./bench-race.js";
+import { addBenchReader, BENCH_READER, benchRace } from "./bench-race.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { fetchToken } from "./token.js";
 
@@ -43,15 +43,7 @@ const AUTOCANNON = fileURLToPath(new URL("../node_modules/.bin/autocannon", impo
 
 // --- set-up: a fresh database with a race of 100 boats, 40 minutes after its gun ---
 // The load comes from one client: its club's tracking bucket is raised so the bench measures the endpoint, not the 429s.
-const {
-  url,
-  adminPool,
-  scenario: race,
-  drop,
-} = await benchRace((race) => {
-  race.clubs[0]!.trackingRateLimitPerMinute = 1_000_000_000;
-  race.clients = [{ clientId: "bench", clientSecret: "bench-secret-123", clubId: race.clubs[0]!.id, scopes: ["tracking:read"] }];
-});
+const { url, adminPool, scenario: race, drop } = await benchRace((race) => addBenchReader(race, 1_000_000_000));
 const raceId = race.events[0]!.races[0]!.id;
 const group = race.events[0]!.races[0]!.startGroups[0]!;
 
@@ -71,7 +63,7 @@ const phasePeaks: string[] = [];
 /** Notes the peak so far under `phase`'s name. */
 const notePeak = (phase: string) => phasePeaks.push(`${phase} ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
 
-const token = await fetchToken(api.httpUrl, "bench", "bench-secret-123");
+const token = await fetchToken(api.httpUrl, BENCH_READER.clientId, BENCH_READER.clientSecret);
 const auth = `Bearer ${token}`;
 const liveUrl = `${api.httpUrl}/api/v1/races/${raceId}/live`;
 

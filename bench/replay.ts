@@ -25,7 +25,7 @@ import { startServer } from "../src/composition/server.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
 import { createPool } from "../src/store/pool.js";
 import { registry } from "../src/telemetry/metrics.js";
-import { type BenchRace, benchRace } from "./bench-race.js";
+import { addBenchReader, BENCH_READER, type BenchRace, benchRace } from "./bench-race.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { fetchToken } from "./token.js";
@@ -48,12 +48,7 @@ async function runBench(): Promise<void> {
   checkOpenFileLimit(VIEWERS + 500, "VIEWERS");
   // A race of 2 x 30 boats, an hour after its gun: the replay starts 50 minutes back.
   const race = await benchRace(
-    (scenario) => {
-      scenario.clubs[0]!.trackingRateLimitPerMinute = 1_000_000;
-      scenario.clients = [
-        { clientId: "bench", clientSecret: "bench-secret-123", clubId: scenario.clubs[0]!.id, scopes: ["tracking:read"] },
-      ];
-    },
+    (scenario) => addBenchReader(scenario, 1_000_000),
     (nowMs) =>
       sliceScenario(
         simulateScenario({ seed: "bench-replay", gunMs: nowMs - 60 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 }),
@@ -85,7 +80,7 @@ async function benchOn({ url, adminPool, scenario, nowMs: now }: BenchRace, gc: 
   }
   const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
   const api = await startServer(config, runtime);
-  const authorization = `Bearer ${await fetchToken(api.httpUrl, "bench", "bench-secret-123")}`;
+  const authorization = `Bearer ${await fetchToken(api.httpUrl, BENCH_READER.clientId, BENCH_READER.clientSecret)}`;
   const streamUrl = `${api.httpUrl}/api/v1/races/${raceId}/live/stream`;
   const comSelect = async () => Number((await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_select'"))[0][0]?.Value);
 

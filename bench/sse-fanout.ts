@@ -27,7 +27,7 @@ import { createRuntime, servingPoolOptions } from "../src/composition/runtime.js
 import { startServer } from "../src/composition/server.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
 import { createPool } from "../src/store/pool.js";
-import { type BenchRace, benchRace } from "./bench-race.js";
+import { addBenchReader, BENCH_READER, type BenchRace, benchRace } from "./bench-race.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { fetchToken } from "./token.js";
@@ -95,13 +95,8 @@ async function runBench(): Promise<void> {
 
   // --- set-up: a fresh database with a race of 2 x 30 boats, 20 minutes after its gun ---
   const race = await benchRace(
-    (scenario) => {
-      // One client opens every stream: its club's tracking bucket (each open counts) is raised so the bench measures fan-out, not 429s.
-      scenario.clubs[0]!.trackingRateLimitPerMinute = CLUB_TRACKING_LIMIT;
-      scenario.clients = [
-        { clientId: "bench", clientSecret: "bench-secret-123", clubId: scenario.clubs[0]!.id, scopes: ["tracking:read"] },
-      ];
-    },
+    // One client opens every stream, and each open counts against its club's tracking bucket.
+    (scenario) => addBenchReader(scenario, CLUB_TRACKING_LIMIT),
     (nowMs) =>
       sliceScenario(
         simulateScenario({ seed: "bench-sse", gunMs: nowMs - 20 * 60_000, startGroups: 2, boatsPerGroup: 30, delaySeconds: 0 }),
@@ -139,7 +134,7 @@ async function benchOn({ url, adminPool, scenario }: BenchRace, gc: () => void):
   const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
   const api = await startServer(config, runtime);
 
-  const token = await fetchToken(api.httpUrl, "bench", "bench-secret-123");
+  const token = await fetchToken(api.httpUrl, BENCH_READER.clientId, BENCH_READER.clientSecret);
   const authorization = `Bearer ${token}`;
   const liveUrl = `${api.httpUrl}/api/v1/races/${raceId}/live`;
   const streamUrl = `${liveUrl}/stream`;
