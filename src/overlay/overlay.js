@@ -574,6 +574,12 @@ function setUpTimeline() {
   scrubber.addEventListener("pointerdown", () => {
     dragging = true;
   });
+  // A press let go without moving the thumb sends no change: the clock must still go on.
+  for (const ended of ["pointerup", "pointercancel"]) {
+    window.addEventListener(ended, () => {
+      dragging = false;
+    });
+  }
   scrubber.addEventListener("input", () => {
     dragging = true;
     $("replay-clock").textContent = clock(Number(scrubber.value));

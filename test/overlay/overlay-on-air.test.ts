@@ -396,8 +396,17 @@ describe("replay", () => {
     expectReadableLabels(shown, group);
   });
 
+  it("keeps its clock running after a press on the thumb that does not move it", async () => {
+    let landed = false;
+    for (let tries = 0; tries < 5 && !landed; tries++) landed = await pressThumb();
+    expect(landed).toBe(true);
+    await clockPastOf(await replayClockAt());
+  });
+
   it("seeks where the timeline is dragged to, and shows the API's answers from there", async () => {
-    const target = await dragTimelineTo(0.6);
+    // Well clear of the thumb, which moves at 20x: a drag to where it already is changes nothing, so seeks nowhere.
+    const { fraction: playing } = await thumbCentre();
+    const target = await dragTimelineTo(playing < 0.7 ? playing + 0.2 : playing - 0.2);
     await visited.page.waitForFunction(
       `Date.parse(document.getElementById("progress").dataset.asOf || "0") >= ${target - 2000}`,
       undefined,
@@ -424,20 +433,48 @@ describe("replay", () => {
     expect(visited.errors).toEqual([]);
   });
 
-  /** Drags the timeline's thumb with the mouse to `fraction` of its track; the moment that is. */
-  async function dragTimelineTo(fraction: number): Promise<number> {
-    const scrubber = visited.page.locator("#scrubber");
+  const replayClockAt = async () =>
+    (await visited.page.evaluate(`Date.parse(document.getElementById("replay-clock").dataset.at)`)) as number;
+  const clockPastOf = (ms: number) =>
+    visited.page.waitForFunction(`Date.parse(document.getElementById("replay-clock").dataset.at) > ${ms}`, undefined, { timeout: 10_000 });
+
+  /** The timeline's range, where the thumb is on it (a fraction), and where on the screen. */
+  async function thumbCentre() {
     const { min, max, value } = (await visited.page.evaluate(
       `(({ min, max, value }) => ({ min: Number(min), max: Number(max), value: Number(value) }))(document.getElementById("scrubber"))`,
     )) as { min: number; max: number; value: number };
-    const box = (await scrubber.boundingBox())!;
+    const box = (await visited.page.locator("#scrubber").boundingBox())!;
     // The thumb's travel is the track less the thumb's own width (about 16 px).
     const xOf = (v: number) => box.x + 8 + ((v - min) / (max - min)) * (box.width - 16);
-    await visited.page.mouse.move(xOf(value), box.y + box.height / 2);
+    return { min, max, fraction: (value - min) / (max - min), x: xOf(value), y: box.y + box.height / 2, xOf };
+  }
+
+  const seekedTo = async () => (await visited.page.evaluate(`document.getElementById("scrubber").dataset.seekedTo`)) as string | undefined;
+
+  /**
+   * Presses the thumb and lets go without moving; whether the press landed on it. The thumb steps
+   * forward once a second by more than its width, so the press follows a step, and one that lands
+   * beside it (the thumb jumps there, a seek) can happen on a busy machine.
+   */
+  async function pressThumb(): Promise<boolean> {
+    await clockPastOf(await replayClockAt());
+    const before = await seekedTo();
+    const { x, y } = await thumbCentre();
+    await visited.page.mouse.click(x, y);
+    return (await seekedTo()) === before;
+  }
+
+  /** Drags the timeline's thumb with the mouse to `fraction` of its track; the moment that is. */
+  async function dragTimelineTo(fraction: number): Promise<number> {
+    const { min, max, x, y, xOf } = await thumbCentre();
+    const before = await seekedTo();
+    await visited.page.mouse.move(x, y);
     await visited.page.mouse.down();
-    await visited.page.mouse.move(xOf(min + fraction * (max - min)), box.y + box.height / 2, { steps: 8 });
+    await visited.page.mouse.move(xOf(min + fraction * (max - min)), y, { steps: 8 });
     await visited.page.mouse.up();
-    const seeked = (await visited.page.evaluate(`Date.parse(document.getElementById("scrubber").dataset.seekedTo)`)) as number;
+    const after = await seekedTo();
+    expect(after).not.toBe(before);
+    const seeked = Date.parse(after!);
     expect(Math.abs(seeked - (min + fraction * (max - min)))).toBeLessThan((max - min) / 50);
     return seeked;
   }
