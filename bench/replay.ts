@@ -19,13 +19,10 @@ import http from "node:http";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import type { RowDataPacket } from "mysql2/promise";
-import { pino } from "pino";
-import { createRuntime, servingPoolOptions } from "../src/composition/runtime.js";
-import { startServer } from "../src/composition/server.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { createPool } from "../src/store/pool.js";
 import { registry } from "../src/telemetry/metrics.js";
 import { addBenchReader, BENCH_READER, type BenchRace, benchRace } from "./bench-race.js";
+import { startCountedApi } from "./counted-api.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { fetchToken } from "./token.js";
@@ -67,19 +64,7 @@ async function benchOn({ url, adminPool, scenario, nowMs: now }: BenchRace, gc: 
   const raceId = scenario.events[0]!.races[0]!.id;
 
   const config = inProcessConfig({ streamsPerClient: 100_000 });
-  const pool = createPool(url, servingPoolOptions(config));
-  let apiSelects = 0;
-  for (const method of ["query", "execute"] as const) {
-    const original = (pool[method] as (...args: unknown[]) => Promise<unknown>).bind(pool);
-    (pool as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-      const first = args[0];
-      const sql = typeof first === "string" ? first : ((first as { sql?: string } | null)?.sql ?? "");
-      if (/^[\s(]*(select|with)\b/i.test(sql)) apiSelects++;
-      return original(...args);
-    };
-  }
-  const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
-  const api = await startServer(config, runtime);
+  const { api, runtime, selects: apiSelects, close } = await startCountedApi(url, config);
   const authorization = `Bearer ${await fetchToken(api.httpUrl, BENCH_READER.clientId, BENCH_READER.clientSecret)}`;
   const streamUrl = `${api.httpUrl}/api/v1/races/${raceId}/live/stream`;
   const comSelect = async () => Number((await adminPool.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_select'"))[0][0]?.Value);
@@ -99,7 +84,7 @@ async function benchOn({ url, adminPool, scenario, nowMs: now }: BenchRace, gc: 
     if (opened.ok !== viewers) throw new Error(`${label}: ${opened.ok} of ${viewers} opened (${opened.failures.slice(0, 3).join("; ")})`);
     await sleep(PAUSE_MS);
     await clients.ask({ type: "count" }, "counted");
-    const [comBefore, apiBefore, cpuBefore, started] = [await comSelect(), apiSelects, cpuSeconds(), performance.now()];
+    const [comBefore, apiBefore, cpuBefore, started] = [await comSelect(), apiSelects(), cpuSeconds(), performance.now()];
     await sleep(WINDOW_SECONDS * 1000);
     const counted = await clients.ask({ type: "count" }, "counted");
     const seconds = (performance.now() - started) / 1000;
@@ -110,7 +95,7 @@ async function benchOn({ url, adminPool, scenario, nowMs: now }: BenchRace, gc: 
       lost: counted.lost,
       cpuSeconds: cpuSeconds() - cpuBefore,
       comSelectPerS: ((await comSelect()) - comBefore) / seconds,
-      apiSelectsPerS: (apiSelects - apiBefore) / seconds,
+      apiSelectsPerS: (apiSelects() - apiBefore) / seconds,
     };
     await clients.ask({ type: "close" }, "closed");
     while (runtime.streams.size > 0) await sleep(50);
@@ -150,9 +135,7 @@ ${line(replay)}
     CPU per delivered event, replay / live: ${(perEvent(replay) / perEvent(live)).toFixed(2)}
 (3) heap per kept past-moment boat: ${(heapPerKeptBoat / 1024).toFixed(2)} KiB (${keptBoats} boats kept during the replay phase)`);
 
-  await api.close();
-  await runtime.close();
-  await pool.end();
+  await close();
 }
 
 /** This process's CPU seconds so far, user and system, as /proc/PID/stat counts them. */

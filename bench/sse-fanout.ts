@@ -22,12 +22,9 @@ import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { RowDataPacket } from "mysql2/promise";
-import { pino } from "pino";
-import { createRuntime, servingPoolOptions } from "../src/composition/runtime.js";
-import { startServer } from "../src/composition/server.js";
 import { simulateScenario, sliceScenario } from "../src/sim/index.js";
-import { createPool } from "../src/store/pool.js";
 import { addBenchReader, BENCH_READER, type BenchRace, benchRace } from "./bench-race.js";
+import { startCountedApi } from "./counted-api.js";
 import { inProcessConfig } from "./in-process-config.js";
 import { checkOpenFileLimit } from "./open-files.js";
 import { fetchToken } from "./token.js";
@@ -117,22 +114,7 @@ async function benchOn({ url, adminPool, scenario }: BenchRace, gc: () => void):
 
   // The default (10 streams per client) would refuse all but 10 of one client's streams.
   const config = inProcessConfig({ streamsPerClient: STREAMS_PER_CLIENT });
-  const pool = createPool(url, servingPoolOptions(config));
-  // The API's own SELECTs, counted in the client: Com_select is the whole database
-  // server's, and other work (tests) may share it.
-  let apiSelects = 0;
-  for (const method of ["query", "execute"] as const) {
-    const original = (pool[method] as (...args: unknown[]) => Promise<unknown>).bind(pool);
-    (pool as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-      const first = args[0];
-      const sql = typeof first === "string" ? first : ((first as { sql?: string } | null)?.sql ?? "");
-      // The live read's unions start with a parenthesis; Com_select counts them once each.
-      if (/^[\s(]*(select|with)\b/i.test(sql)) apiSelects++;
-      return original(...args);
-    };
-  }
-  const runtime = await createRuntime(config, pool, pino({ level: "silent" }));
-  const api = await startServer(config, runtime);
+  const { api, runtime, selects: apiSelects, close } = await startCountedApi(url, config);
 
   const token = await fetchToken(api.httpUrl, BENCH_READER.clientId, BENCH_READER.clientSecret);
   const authorization = `Bearer ${token}`;
@@ -157,7 +139,7 @@ async function benchOn({ url, adminPool, scenario }: BenchRace, gc: () => void):
   /** Runs `during` (which must span the window) between two readings of the counters. */
   const measured = async <T>(during: () => Promise<T>): Promise<{ window: Window; result: T }> => {
     const comBefore = await selects();
-    const apiBefore = apiSelects;
+    const apiBefore = apiSelects();
     const cpuBefore = process.cpuUsage();
     serverLoop.reset();
     const started = performance.now();
@@ -169,7 +151,7 @@ async function benchOn({ url, adminPool, scenario }: BenchRace, gc: () => void):
       window: {
         seconds,
         comSelectPerS: (comAfter - comBefore) / seconds,
-        apiSelectsPerS: (apiSelects - apiBefore) / seconds,
+        apiSelectsPerS: (apiSelects() - apiBefore) / seconds,
         serverCpuPct: ((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100,
         serverLoopP99Ms: serverLoop.percentile(99) / 1e6,
       },
@@ -256,9 +238,7 @@ ${line(`${opened.ok} subscribers`, many.window)}
 (4) connect: ${SUBSCRIBERS} opened at once; ${opened.ok} streaming, failures ${failures};
     all had their first event after ${ms(opened.allFirstEventMs)} (per subscriber p50 ${ms(percentile(opened.firstEventMs, 50))}, p99 ${ms(percentile(opened.firstEventMs, 99))})`);
 
-  await api.close();
-  await runtime.close();
-  await pool.end();
+  await close();
 }
 
 /** Collects deliveries for one window, counted by event id, so the window is the same for every subscriber. */
