@@ -4,28 +4,17 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { NO_DETAILS, type BoatRef, type Fact } from "../../src/domain/facts.js";
+import type { BoatRef, Fact } from "../../src/domain/facts.js";
 import { LANGUAGES, type Lang } from "../../src/insights/languages.js";
 import { FUNCTION_WORDS, isFunctionWord } from "../../src/insights/shortening.js";
 import { languagesWithoutLocaleData, requireLocaleData } from "../../src/insights/templates/phrasebook.js";
 import { MAX_INSIGHT_TEXT_LENGTH, templateText } from "../../src/insights/templates.js";
+import { fact } from "../support/insight-facts.js";
 
 const boat = (sailNumber: string, boatName: string, entryId = `e-${sailNumber}`): BoatRef => ({ entryId, sailNumber, boatName });
 const TENACIOUS = boat("GBR 10", "Tenacious");
 const AURORA = boat("GBR 9", "Aurora");
 
-function fact(overrides: Partial<Fact>): Fact {
-  return {
-    id: "0123456789abcdef",
-    kind: "leadChange",
-    startGroupId: "33333333-3333-4333-8333-333333333333",
-    startGroupName: "IRC 1",
-    atMs: Date.parse("2026-11-21T10:30:00Z"),
-    boats: [],
-    ...NO_DETAILS,
-    ...overrides,
-  };
-}
 const leadChange = (a: BoatRef, b: BoatRef | null, group = "IRC 1") =>
   fact({ kind: "leadChange", boats: b ? [a, b] : [a], startGroupName: group });
 const rounding = (markLabel: string | null, b = TENACIOUS, group = "IRC 1") =>

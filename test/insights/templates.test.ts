@@ -1,23 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { NO_DETAILS, type BoatRef, type Fact } from "../../src/domain/facts.js";
+import type { BoatRef, Fact } from "../../src/domain/facts.js";
 import { LANGUAGES, normalizeLang, type Lang } from "../../src/insights/languages.js";
 import { MAX_INSIGHT_TEXT_LENGTH, templateText, templateTexts } from "../../src/insights/templates.js";
+import { fact } from "../support/insight-facts.js";
 
 const TENACIOUS: BoatRef = { entryId: "11111111-1111-4111-8111-111111111111", sailNumber: "GBR 10", boatName: "Tenacious" };
 const AURORA: BoatRef = { entryId: "22222222-2222-4222-8222-222222222222", sailNumber: "GBR 9", boatName: "Aurora" };
-
-function fact(overrides: Partial<Fact>): Fact {
-  return {
-    id: "0123456789abcdef",
-    kind: "leadChange",
-    startGroupId: "33333333-3333-4333-8333-333333333333",
-    startGroupName: "IRC 1",
-    atMs: Date.parse("2026-11-21T10:30:00Z"),
-    boats: [],
-    ...NO_DETAILS,
-    ...overrides,
-  };
-}
 
 const leadChange = (boats: BoatRef[] = [TENACIOUS, AURORA]) => fact({ kind: "leadChange", boats });
 const rounding = (markLabel: string | null, boat = TENACIOUS) => fact({ kind: "markRounding", boats: [boat], markLabel });
