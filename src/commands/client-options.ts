@@ -1,12 +1,28 @@
 // What a command that calls a running server as an API client takes, and the one way it
 // reads it: where (--url, and --grpc-url for the gRPC listener) and as whom (--client-id,
-// the secret in --client-secret or RACE_API_CLIENT_SECRET). `race-api feed` and
-// `race-api upload-gpx` use it.
+// the secret in --client-secret or RACE_API_CLIENT_SECRET), and how a command line that
+// cannot be run is told. `race-api feed` and `race-api upload-gpx` use it.
 
 import type { IngestClientOptions } from "../sim/ingest-client.js";
+import type { Output } from "./command-io.js";
 
 /** A command line that cannot be run: the command prints it and exits 2. */
 export class UsageError extends Error {}
+
+/**
+ * `parse`'s options, or null once why the command line cannot be run and the usage are
+ * written to `stderr` (the command then exits 2). parseArgs refuses an unknown or
+ * malformed option with a TypeError.
+ */
+export function parseCommandLine<T>(command: string, usage: string, stderr: Output, parse: () => T): T | null {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
+    stderr.write(`race-api ${command}: ${error.message}\n\n${usage}`);
+    return null;
+  }
+}
 
 /** The parseArgs options of the client's address and identity. */
 export const CLIENT_OPTIONS = {

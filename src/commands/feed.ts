@@ -9,7 +9,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { parseArgs } from "node:util";
-import { CLIENT_OPTIONS, clientOptions, UsageError } from "./client-options.js";
+import { CLIENT_OPTIONS, clientOptions, parseCommandLine, UsageError } from "./client-options.js";
 import { printer, processIo, type CommandIo } from "./command-io.js";
 import { createIngestClient } from "../sim/ingest-client.js";
 import type { Scenario } from "../domain/scenario.js";
@@ -50,20 +50,12 @@ The gun of the first group is 5 minutes (divided by the speed) after the start: 
 boats' pre-start comes first. Ctrl-C stops the feed; the race stays as fed.
 `;
 
-/** A malformed command line: exit code 2. */
-
 const PROGRESS_EVERY_MS = 10_000;
 
 export async function feedCommand(args: string[], io: CommandIo = processIo): Promise<number> {
   const say = printer(io.stdout);
-  let options: FeedCommandOptions;
-  try {
-    options = parseOptions(args, io.env);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    io.stderr.write(`race-api feed: ${error.message}\n\n${FEED_USAGE}`);
-    return 2;
-  }
+  const options = parseCommandLine("feed", FEED_USAGE, io.stderr, () => parseOptions(args, io.env));
+  if (!options) return 2;
   const client = createIngestClient(options);
   const startMs = Date.now();
   const race = feedRace(options, startMs);

@@ -10,7 +10,7 @@ import { FixRejectionReason } from "../../gen/racing/v1/ingest_pb.js";
 import { MAX_RECORDED_FIXES } from "../domain/fix-rules.js";
 import { isUuid } from "../domain/uuid.js";
 import { createIngestClient, type IngestClientOptions } from "../sim/ingest-client.js";
-import { CLIENT_OPTIONS, clientOptions, UsageError } from "./client-options.js";
+import { CLIENT_OPTIONS, clientOptions, parseCommandLine, UsageError } from "./client-options.js";
 import { printer, processIo, type CommandIo } from "./command-io.js";
 import { GpxError, gpxTrack, type GpxPoint } from "./gpx-track.js";
 
@@ -46,14 +46,8 @@ interface UploadOptions extends IngestClientOptions {
 
 export async function uploadGpxCommand(args: string[], io: CommandIo = processIo): Promise<number> {
   const say = printer(io.stdout);
-  let options: UploadOptions;
-  try {
-    options = parseOptions(args, io.env);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    io.stderr.write(`race-api upload-gpx: ${error.message}\n\n${UPLOAD_GPX_USAGE}`);
-    return 2;
-  }
+  const options = parseCommandLine("upload-gpx", UPLOAD_GPX_USAGE, io.stderr, () => parseOptions(args, io.env));
+  if (!options) return 2;
   let points: GpxPoint[];
   try {
     const files = await Promise.all(options.files.map(async (name) => ({ name, text: await readFile(name, "utf8") })));
